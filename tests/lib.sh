@@ -1,0 +1,73 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared helpers for latsplit's shell tests: TAP output and lab access.
+#
+# A test script sources this file, calls `plan N` (or `plan_none` when it
+# counts as it goes and calls `done_testing` at the end), then ok/not_ok/skip
+# per assertion. Exit status: 0 all passed, 1 any failed, 4 (KSFT_SKIP) only
+# when a prerequisite is truly absent (say which, with skip_all).
+
+LS_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+LS_BIN=$LS_TOP/build/latsplit
+LS_LAB=$LS_TOP/tools/lab/lab
+KSFT_SKIP=4
+
+_tap_n=0
+_tap_fail=0
+
+# plan N: announce how many assertions follow.
+plan() { echo "TAP version 13"; echo "1..$1"; }
+# plan_none: count as we go; call done_testing at the end.
+plan_none() { echo "TAP version 13"; _tap_late_plan=1; }
+# done_testing: print the late plan and exit with the right status.
+done_testing() {
+	[ -n "${_tap_late_plan:-}" ] && echo "1..$_tap_n"
+	[ "$_tap_fail" -eq 0 ] && exit 0
+	exit 1
+}
+# ok DESC: a passed assertion.
+ok() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - $*"; }
+# not_ok DESC [DIAG...]: a failed assertion, with diagnostics after it.
+not_ok() {
+	_tap_n=$((_tap_n + 1)); _tap_fail=$((_tap_fail + 1))
+	echo "not ok $_tap_n - $1"; shift
+	local l
+	for l in "$@"; do printf '%s\n' "$l" | sed 's/^/# /'; done
+}
+# skip DESC REASON: an assertion that could not run; REASON says what is absent.
+skip() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - $1 # SKIP $2"; }
+# check DESC CMD...: ok when CMD succeeds, not_ok with its output otherwise.
+check() {
+	local desc=$1 out; shift
+	if out=$("$@" 2>&1); then ok "$desc"; else not_ok "$desc" "command: $*" "$out"; fi
+}
+# check_fails DESC CMD...: ok when CMD exits non-zero.
+check_fails() {
+	local desc=$1 out; shift
+	if out=$("$@" 2>&1); then not_ok "$desc" "command unexpectedly succeeded: $*" "$out"; else ok "$desc"; fi
+}
+# skip_all REASON: the whole script cannot run here.
+skip_all() { echo "TAP version 13"; echo "1..0 # SKIP $*"; exit $KSFT_SKIP; }
+# diag MSG: a TAP comment.
+diag() { printf '%s\n' "$*" | sed 's/^/# /'; }
+
+# Lab helpers: LAB_NAME is set by tests/run.sh for tests under tests/lab/.
+# lab_exec NODE CMD...: run a shell command line in guest NODE (0 or 1).
+lab_exec() { local n=$1; shift; "$LS_LAB" exec --name "${LAB_NAME:?LAB_NAME unset}" "$n" -- "$*"; }
+# lab_exec_t SECS NODE CMD...: lab_exec with a timeout in seconds.
+lab_exec_t() { local t=$1 n=$2; shift 2; "$LS_LAB" exec --name "${LAB_NAME:?}" --timeout "$t" "$n" -- "$*"; }
+# lab_bg NODE CMD...: start CMD in the background in guest NODE (returns at once).
+lab_bg() { local n=$1; shift; "$LS_LAB" exec --name "${LAB_NAME:?}" --background "$n" -- "$*"; }
+# lab_shared: a directory both the host and the guests see read-write.
+lab_shared() { "$LS_LAB" shared --name "${LAB_NAME:?}"; }
+# lab_kver: the running guest kernel release.
+lab_kver() { "$LS_LAB" info --name "${LAB_NAME:?}" kver; }
+
+# dmesg_clean NODE SINCE_MARK: no WARNING/BUG/Oops/lockdep in the guest's log.
+dmesg_clean() {
+	local n=$1 out
+	out=$(lab_exec "$n" "dmesg" 2>&1) || { echo "$out"; return 1; }
+	if echo "$out" | grep -E 'WARNING:|BUG:|Oops|general protection|possible circular locking|lockdep|Call Trace|UBSAN|KASAN|refcount_t'; then
+		return 1
+	fi
+	return 0
+}

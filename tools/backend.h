@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The kernel-backend interface: the CLI talks to latsplit.ko (backend_kmod.c)
+ * and to the eBPF programs (backend_ebpf.c) through these operations only,
+ * so every command prints the same thing whichever backend ran.
+ */
+#ifndef LS_BACKEND_H
+#define LS_BACKEND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../include/uapi/latsplit.h"
+#include "util.h"
+
+/* What to watch. Everything here is validated by the backend's open(). */
+struct ls_backend_cfg {
+	uint32_t irqs[LS_MAX_IRQS];		/* watched IRQ numbers (NIC queues) */
+	unsigned int nr_irqs;
+	uint64_t cpumask[LS_CPUMASK_WORDS];	/* INTERFERENCE CPUs (probe CPU) */
+	int32_t pids[LS_MAX_TASKS];		/* named tasks: WAKEUP, PREEMPT */
+	unsigned int nr_pids;
+	unsigned int ring_kib;			/* record ring size; 0 = no records */
+	bool verbose;				/* print loader/verifier logs */
+};
+
+/*
+ * A snapshot of every histogram: hist[cpu * LS_NR_SLOTS + slot], with the
+ * slot layout of include/uapi/latsplit.h. Slots indexed by watched IRQ use
+ * the order of cfg.irqs.
+ */
+struct ls_snapshot {
+	unsigned int nr_cpus;
+	struct ls_hist *hist;
+	uint32_t irqs[LS_MAX_IRQS];
+	unsigned int nr_irqs;
+	uint64_t records;	/* records produced since open/reset */
+	uint64_t drops;		/* records lost because the ring was full */
+};
+
+struct ls_backend;
+
+/* Called once per record by drain(); a non-zero return stops the drain. */
+typedef int (*ls_record_cb)(const struct ls_record *rec, void *ctx);
+
+struct ls_backend_ops {
+	const char *name;
+	/* True when this backend can run here (module loaded / BPF usable). */
+	bool (*available)(void);
+	/* Configure and start recording. */
+	int (*open)(struct ls_backend **out, const struct ls_backend_cfg *cfg,
+		    struct ls_err *err);
+	/* Zero every histogram and counter. */
+	int (*reset)(struct ls_backend *b, struct ls_err *err);
+	/* Copy out all histograms (snap->hist is allocated; free with ls_snapshot_free). */
+	int (*snapshot)(struct ls_backend *b, struct ls_snapshot *snap,
+			struct ls_err *err);
+	/*
+	 * Hand pending records to cb, waiting at most timeout_ms for the
+	 * first one (0 = do not wait). Returns the number delivered, or -1.
+	 */
+	long (*drain)(struct ls_backend *b, ls_record_cb cb, void *ctx,
+		      int timeout_ms, struct ls_err *err);
+	/* Stop recording, detach everything, free b. */
+	void (*close)(struct ls_backend *b);
+};
+
+extern const struct ls_backend_ops ls_backend_kmod;
+extern const struct ls_backend_ops ls_backend_ebpf;
+
+/* Pick a backend by name ("auto", "kmod", "ebpf"); auto prefers kmod if loaded. */
+const struct ls_backend_ops *ls_backend_pick(const char *name, struct ls_err *err);
+
+void ls_snapshot_free(struct ls_snapshot *snap);
+
+/* Histogram helpers (hist.c). */
+void ls_hist_add(struct ls_hist *h, uint64_t v);
+void ls_hist_merge(struct ls_hist *dst, const struct ls_hist *src);
+/* Value at quantile q in [0,1]: midpoint of the bucket holding it (exact below 16 ns, max for q=1). */
+double ls_hist_quantile(const struct ls_hist *h, double q);
+
+#endif /* LS_BACKEND_H */

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* One entry point per command file (tools/cmd_*.c); the table is in latsplit.c. */
+#ifndef LS_COMMANDS_H
+#define LS_COMMANDS_H
+
+struct ls_command {
+	const char *name;
+	int (*run)(int argc, char **argv);	/* argv[0] is the command name */
+	const char *summary;
+};
+
+int cmd_version(int argc, char **argv);
+
+#endif /* LS_COMMANDS_H */

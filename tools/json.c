@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Streaming JSON writer: commas, nesting and string escaping handled here. */
+#include "json.h"
+
+#include <math.h>
+#include <inttypes.h>
+
+/* Initialise a writer on fp. */
+void ls_json_init(struct ls_json *j, FILE *fp, bool pretty)
+{
+	j->fp = fp;
+	j->depth = 0;
+	j->first[0] = true;
+	j->pretty = pretty;
+}
+
+/* Write a JSON string literal with escaping. */
+static void put_string(FILE *fp, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+
+	fputc('"', fp);
+	for (; *p; p++) {
+		switch (*p) {
+		case '"':  fputs("\\\"", fp); break;
+		case '\\': fputs("\\\\", fp); break;
+		case '\n': fputs("\\n", fp); break;
+		case '\r': fputs("\\r", fp); break;
+		case '\t': fputs("\\t", fp); break;
+		default:
+			if (*p < 0x20)
+				fprintf(fp, "\\u%04x", *p);
+			else
+				fputc(*p, fp);
+		}
+	}
+	fputc('"', fp);
+}
+
+/* Separator, indentation and key before a member. */
+static void member(struct ls_json *j, const char *key)
+{
+	if (!j->first[j->depth])
+		fputc(',', j->fp);
+	j->first[j->depth] = false;
+	if (j->pretty && j->depth > 0) {
+		fputc('\n', j->fp);
+		for (int i = 0; i < j->depth; i++)
+			fputs("  ", j->fp);
+	}
+	if (key) {
+		put_string(j->fp, key);
+		fputs(j->pretty ? ": " : ":", j->fp);
+	}
+}
+
+/* Open a nested container. */
+static void open_c(struct ls_json *j, const char *key, char c)
+{
+	member(j, key);
+	fputc(c, j->fp);
+	if (j->depth + 1 < LS_JSON_MAX_DEPTH)
+		j->depth++;
+	j->first[j->depth] = true;
+}
+
+/* Close a nested container. */
+static void close_c(struct ls_json *j, char c)
+{
+	bool empty = j->first[j->depth];
+
+	if (j->depth > 0)
+		j->depth--;
+	if (j->pretty && !empty) {
+		fputc('\n', j->fp);
+		for (int i = 0; i < j->depth; i++)
+			fputs("  ", j->fp);
+	}
+	fputc(c, j->fp);
+}
+
+void ls_json_obj_open(struct ls_json *j, const char *key) { open_c(j, key, '{'); }
+void ls_json_obj_close(struct ls_json *j) { close_c(j, '}'); }
+void ls_json_arr_open(struct ls_json *j, const char *key) { open_c(j, key, '['); }
+void ls_json_arr_close(struct ls_json *j) { close_c(j, ']'); }
+
+/* String member. */
+void ls_json_str(struct ls_json *j, const char *key, const char *val)
+{
+	member(j, key);
+	put_string(j->fp, val);
+}
+
+/* Unsigned integer member. */
+void ls_json_u64(struct ls_json *j, const char *key, uint64_t val)
+{
+	member(j, key);
+	fprintf(j->fp, "%" PRIu64, val);
+}
+
+/* Signed integer member. */
+void ls_json_i64(struct ls_json *j, const char *key, int64_t val)
+{
+	member(j, key);
+	fprintf(j->fp, "%" PRId64, val);
+}
+
+/* Floating-point member; non-finite values are written as null. */
+void ls_json_dbl(struct ls_json *j, const char *key, double val)
+{
+	member(j, key);
+	if (isfinite(val))
+		fprintf(j->fp, "%.17g", val);
+	else
+		fputs("null", j->fp);
+}
+
+/* Boolean member. */
+void ls_json_bool(struct ls_json *j, const char *key, bool val)
+{
+	member(j, key);
+	fputs(val ? "true" : "false", j->fp);
+}
+
+/* null member. */
+void ls_json_null(struct ls_json *j, const char *key)
+{
+	member(j, key);
+	fputs("null", j->fp);
+}
+
+/* Finish the document. */
+void ls_json_end(struct ls_json *j)
+{
+	fputc('\n', j->fp);
+	fflush(j->fp);
+}

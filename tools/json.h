@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Streaming JSON writer: commas, nesting and string escaping handled here. */
+#ifndef LS_JSON_H
+#define LS_JSON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Every JSON document latsplit writes carries this schema version. */
+#define LS_JSON_SCHEMA		1
+
+#define LS_JSON_MAX_DEPTH	32
+
+struct ls_json {
+	FILE *fp;
+	int depth;
+	bool first[LS_JSON_MAX_DEPTH];
+	bool pretty;
+};
+
+void ls_json_init(struct ls_json *j, FILE *fp, bool pretty);
+/* Open an object / array; key is NULL inside arrays and at the top. */
+void ls_json_obj_open(struct ls_json *j, const char *key);
+void ls_json_obj_close(struct ls_json *j);
+void ls_json_arr_open(struct ls_json *j, const char *key);
+void ls_json_arr_close(struct ls_json *j);
+/* Members (key NULL inside arrays). */
+void ls_json_str(struct ls_json *j, const char *key, const char *val);
+void ls_json_u64(struct ls_json *j, const char *key, uint64_t val);
+void ls_json_i64(struct ls_json *j, const char *key, int64_t val);
+/* Doubles print with enough digits to round-trip; NaN/inf become null. */
+void ls_json_dbl(struct ls_json *j, const char *key, double val);
+void ls_json_bool(struct ls_json *j, const char *key, bool val);
+void ls_json_null(struct ls_json *j, const char *key);
+/* Finish the document (newline). */
+void ls_json_end(struct ls_json *j);
+
+#endif /* LS_JSON_H */

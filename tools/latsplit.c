@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0
+/* latsplit: split RDMA latency into transmission, queuing and processing. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../include/uapi/latsplit.h"
+#include "commands.h"
+#include "json.h"
+#include "util.h"
+
+#ifndef LS_VERSION
+#define LS_VERSION "0.1"
+#endif
+
+/* The subcommands, in the order `latsplit --help` lists them. */
+static const struct ls_command commands[] = {
+	{ "version",	cmd_version,	"print version and ABI/schema versions" },
+};
+
+/* Print the top-level usage. */
+static void usage(FILE *fp)
+{
+	fprintf(fp, "usage: latsplit COMMAND [OPTIONS]\n\n"
+		"Split RDMA latency into transmission + queuing + processing.\n\n"
+		"commands:\n");
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		fprintf(fp, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(fp, "\n'latsplit COMMAND --help' describes each command.\n");
+}
+
+/* `latsplit version`: tool, ABI and JSON schema versions. */
+int cmd_version(int argc, char **argv)
+{
+	(void)argv;
+	if (argc > 1) {
+		ls_warn("version: takes no arguments");
+		return LS_EXIT_USAGE;
+	}
+	printf("latsplit %s (abi %d, json schema %d)\n", LS_VERSION,
+	       LATSPLIT_ABI_VERSION, LS_JSON_SCHEMA);
+	return LS_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return LS_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return LS_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version"))
+		return cmd_version(1, argv + 1);
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++) {
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].run(argc - 1, argv + 1);
+	}
+	ls_warn("unknown command '%s'", argv[1]);
+	usage(stderr);
+	return LS_EXIT_USAGE;
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Small helpers shared by every latsplit command: errors, parsing, files, clocks. */
+#ifndef LS_UTIL_H
+#define LS_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* An error that carries what failed and why, filled at the failure site. */
+struct ls_err {
+	char msg[512];
+};
+
+/* Record an error message; returns -1 so callers can `return ls_errf(...)`. */
+int ls_errf(struct ls_err *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Record an error message with strerror(errnum) appended; returns -1. */
+int ls_errnof(struct ls_err *err, int errnum, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Prefix an existing error message with more context; returns -1. */
+int ls_err_wrap(struct ls_err *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Exit statuses shared by all commands. */
+#define LS_EXIT_OK	0
+#define LS_EXIT_FAIL	1	/* the measurement ran and found a failure / regression */
+#define LS_EXIT_USAGE	2	/* bad input, could not run */
+
+/* Print "latsplit: <msg>" on stderr. */
+void ls_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* CLOCK_MONOTONIC now, in ns: the clock the kernel backends stamp with. */
+uint64_t ls_now_ns(void);
+
+/* Parse an unsigned decimal in [min, max]; the whole string must be used. */
+int ls_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out,
+		 struct ls_err *err, const char *what);
+/* Parse a finite double in [min, max]; the whole string must be used. */
+int ls_parse_double(const char *s, double min, double max, double *out,
+		    struct ls_err *err, const char *what);
+/* Parse a duration with unit (ns, us, ms, s; bare number = seconds) into ns. */
+int ls_parse_duration_ns(const char *s, uint64_t *out, struct ls_err *err,
+			 const char *what);
+/* Parse a CPU list "0-3,6" into a bitmap of nbits bits. */
+int ls_parse_cpulist(const char *s, uint64_t *mask, unsigned int nbits,
+		     struct ls_err *err);
+/* Format a bitmap as a CPU list "0-3,6". */
+void ls_format_cpulist(const uint64_t *mask, unsigned int nbits, char *buf,
+		       size_t len);
+
+/* Read a small text file whole (NUL-terminated, trailing newline stripped). */
+int ls_read_text(const char *path, char *buf, size_t len, struct ls_err *err);
+
+/*
+ * Atomic output file: written to a temporary file in the same directory and
+ * renamed over the target on commit, so a reader sees the whole file or none.
+ */
+struct ls_afile {
+	FILE *fp;
+	char path[4096];
+	char tmp[4096];
+};
+int ls_afile_open(struct ls_afile *af, const char *path, struct ls_err *err);
+int ls_afile_commit(struct ls_afile *af, struct ls_err *err);
+void ls_afile_abort(struct ls_afile *af);
+
+#endif /* LS_UTIL_H */
