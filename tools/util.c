@@ -46,6 +46,7 @@ int ls_err_wrap(struct ls_err *err, const char *fmt, ...)
 {
 	char prefix[256], old[sizeof(err->msg)];
 	va_list ap;
+	size_t n;
 
 	if (!err)
 		return -1;
@@ -53,7 +54,14 @@ int ls_err_wrap(struct ls_err *err, const char *fmt, ...)
 	vsnprintf(prefix, sizeof(prefix), fmt, ap);
 	va_end(ap);
 	memcpy(old, err->msg, sizeof(old));
-	snprintf(err->msg, sizeof(err->msg), "%s: %s", prefix, old);
+	n = strlen(prefix);
+	if (n > sizeof(err->msg) - 3)
+		n = sizeof(err->msg) - 3;
+	memcpy(err->msg, prefix, n);
+	memcpy(err->msg + n, ": ", 2);
+	n += 2;
+	memcpy(err->msg + n, old, sizeof(err->msg) - n - 1);
+	err->msg[sizeof(err->msg) - 1] = '\0';
 	return -1;
 }
 
