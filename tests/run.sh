@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# latsplit test runner: unit tests, host-kernel tests, then lab tests (one
+# pair boot per kernel and CPU count serves every lab test for it). Every
+# test prints TAP; this runner counts the assertions and ends with the line
+#   N passed, N failed, N skipped
+# and a non-zero exit status if anything failed.
+#
+#   tests/run.sh [--only unit|host|lab|fuzz] [--kernels "6.1 6.12 6.1-rt"] [PATTERN]
+set -uo pipefail
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+LAB=$TOP/tools/lab/lab
+LOGS=$TOP/build/test-logs
+ONLY= PATTERN= KERNELS=${LS_KERNELS:-"6.1 6.12 6.1-rt"}
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--only) ONLY=$2; shift 2 ;;
+	--kernels) KERNELS=$2; shift 2 ;;
+	-h|--help) sed -n '3,9p' "$0"; exit 0 ;;
+	*) PATTERN=$1; shift ;;
+	esac
+done
+rm -rf "$LOGS"; mkdir -p "$LOGS"
+pass=0 fail=0 skipped=0
+failed_names=()
+t_start=$(date +%s)
+
+# want FILE: true if FILE matches the optional name pattern.
+want() { [ -z "$PATTERN" ] || [[ "$1" == *$PATTERN* ]]; }
+
+# count_tap NAME LOG RC: add one test program's TAP result to the totals.
+count_tap() {
+	local name=$1 log=$2 rc=$3 p f s plan got
+	p=$(grep -cE '^[[:space:]]*ok [0-9]+' "$log" | head -1)
+	s=$(grep -cE '^[[:space:]]*ok [0-9]+.*# *(SKIP|skip)' "$log" | head -1)
+	f=$(grep -cE '^[[:space:]]*not ok [0-9]+' "$log" | head -1)
+	p=$((p - s))
+	plan=$(grep -oE '^1\.\.[0-9]+' "$log" | tail -1 | cut -c4-)
+	got=$((p + s + f))
+	if [ "$rc" = 4 ] && [ "$f" = 0 ] && [ "$got" = 0 ]; then
+		s=1
+		echo "  SKIP $name: $(grep -m1 -oE 'SKIP.*' "$log")"
+	elif [ "$rc" != 0 ] && [ "$f" = 0 ]; then
+		f=1
+		echo "  FAIL $name: exited $rc without a failed assertion (see $log)"
+		tail -n 15 "$log" | sed 's/^/    | /'
+	elif [ -n "$plan" ] && [ "$plan" != "$got" ] && [ "$rc" != 4 ]; then
+		f=$((f + 1))
+		echo "  FAIL $name: planned $plan assertions, ran $got"
+	fi
+	if [ "$f" -gt 0 ]; then
+		failed_names+=("$name")
+		grep -E '^[[:space:]]*not ok' -A8 "$log" | grep -vE '^[[:space:]]*ok ' | head -n 40 | sed 's/^/    | /'
+	fi
+	echo "  $name: $p passed, $f failed, $s skipped ($4 s)"
+	pass=$((pass + p)); fail=$((fail + f)); skipped=$((skipped + s))
+}
+
+# run_one NAME TIMEOUT CMD...: run a test program, log it, count it.
+run_one() {
+	local name=$1 to=$2 log t0 rc
+	shift 2
+	log=$LOGS/$(echo "$name" | tr '/ ' '__').log
+	t0=$(date +%s)
+	timeout --kill-after=10 "$to" "$@" > "$log" 2>&1 < /dev/null
+	rc=$?
+	[ "$rc" = 124 ] && echo "not ok 999 - $name timed out after ${to}s" >> "$log"
+	count_tap "$name" "$log" "$rc" "$(($(date +%s) - t0))"
+}
+
+# header_of FILE KEY DEFAULT: value of a "# KEY: value" line in a test's header.
+header_of() {
+	local v
+	v=$(sed -n "1,15s/^# $2: *//p" "$1" | head -1)
+	echo "${v:-$3}"
+}
+
+if [ -z "$ONLY" ] || [ "$ONLY" = unit ]; then
+	echo "== unit tests"
+	for t in "$TOP"/build/tests/unit/*; do
+		[ -x "$t" ] || continue
+		want "unit/${t##*/}" || continue
+		run_one "unit/${t##*/}" 300 "$t"
+	done
+fi
+
+if [ -z "$ONLY" ] || [ "$ONLY" = fuzz ]; then
+	if grep -q '^fuzz-short:' "$TOP/Makefile" && { [ -z "$PATTERN" ] || [[ fuzz == *$PATTERN* ]]; }; then
+		echo "== fuzz (short)"
+		run_one "fuzz-short" 900 make -s -C "$TOP" fuzz-short
+	fi
+fi
+
+if [ -z "$ONLY" ] || [ "$ONLY" = host ]; then
+	echo "== host-kernel tests ($(uname -r))"
+	for t in "$TOP"/tests/host/*.sh; do
+		[ -e "$t" ] || continue
+		want "host/${t##*/}" || continue
+		run_one "host/${t##*/}" 900 bash "$t"
+	done
+fi
+
+if [ -z "$ONLY" ] || [ "$ONLY" = lab ]; then
+	for k in $KERNELS; do
+		for smp in 1 2; do
+			tests=()
+			for t in "$TOP"/tests/lab/*.sh; do
+				[ -e "$t" ] || continue
+				want "lab/${t##*/}" || continue
+				ks=$(header_of "$t" lab-kernels all)
+				[ "$ks" = all ] && ks="6.1 6.12 6.1-rt"
+				[[ " $ks " == *" $k "* ]] || continue
+				[ "$(header_of "$t" lab-smp 1)" = "$smp" ] || continue
+				tests+=("$t")
+			done
+			[ ${#tests[@]} -gt 0 ] || continue
+			name=ci-$$-${k}-smp$smp
+			echo "== lab tests on $k, $smp CPU(s) per node"
+			t0=$(date +%s)
+			if ! "$LAB" up --name "$name" --kver "$k" --smp "$smp" > "$LOGS/lab-up-$k-$smp.log" 2>&1; then
+				echo "  FAIL lab up $k smp=$smp:"; sed 's/^/    | /' "$LOGS/lab-up-$k-$smp.log" | tail -n 30
+				for t in "${tests[@]}"; do
+					fail=$((fail + 1)); failed_names+=("lab/${t##*/}[$k]")
+				done
+				"$LAB" down --name "$name" >/dev/null 2>&1
+				continue
+			fi
+			echo "  (pair booted in $(($(date +%s) - t0)) s)"
+			for t in "${tests[@]}"; do
+				run_one "lab/${t##*/}[$k]" 1200 env LAB_NAME="$name" LS_KVER_SHORT="$k" bash "$t"
+				# A test that crashed a guest takes the pair down: boot it again.
+				if ! "$LAB" exec --name "$name" --timeout 30 0 -- true >/dev/null 2>&1 ||
+				   ! "$LAB" exec --name "$name" --timeout 30 1 -- true >/dev/null 2>&1; then
+					echo "  (pair is gone after ${t##*/}: console kept in $LOGS; rebooting)"
+					"$LAB" info --name "$name" console > "$LOGS/console-$k-$smp-${t##*/}.log" 2>/dev/null
+					"$LAB" down --name "$name" >/dev/null 2>&1
+					"$LAB" up --name "$name" --kver "$k" --smp "$smp" >/dev/null 2>&1 || break
+				fi
+			done
+			"$LAB" info --name "$name" console > "$LOGS/console-$k-smp$smp.log" 2>/dev/null
+			"$LAB" down --name "$name" >/dev/null 2>&1
+		done
+	done
+fi
+
+echo
+echo "== $(($(date +%s) - t_start)) s; logs in $LOGS"
+for n in "${failed_names[@]}"; do echo "failed: $n"; done
+echo "$pass passed, $fail failed, $skipped skipped"
+[ "$fail" -eq 0 ]
