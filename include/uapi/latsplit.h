@@ -185,4 +185,31 @@ struct ls_record {
 #define LS_SLOT_PREEMPT		(LS_SLOT_INTERFERENCE + 1)
 #define LS_NR_SLOTS		(LS_SLOT_PREEMPT + 1)
 
+/*
+ * latsplit.ko's `hist` file (debugfs, see Documentation/kmod.rst): this
+ * header, then nr_cpus * nr_slots struct ls_hist, cpu-major
+ * (hist[cpu * nr_slots + slot]), hdr_size bytes after the start of the file.
+ * Slots indexed by watched IRQ follow the order of irqs[].
+ */
+#define LS_HIST_MAGIC		0x3148534cu	/* "LSH1" little-endian */
+
+#define LS_HDR_F_ENABLED	0x0001	/* tracing was on at the snapshot */
+#define LS_HDR_F_PREEMPT_RT	0x0002	/* kernel built with PREEMPT_RT */
+#define LS_HDR_F_WAKEUP_HOOK	0x0004	/* ib_uverbs_comp_handler hook armed */
+
+struct ls_hist_header {
+	__u32 magic;		/* LS_HIST_MAGIC */
+	__u32 abi_version;	/* LATSPLIT_ABI_VERSION */
+	__u32 hdr_size;		/* sizeof(struct ls_hist_header) */
+	__u32 hist_size;	/* sizeof(struct ls_hist) */
+	__u32 nr_cpus;		/* nr_cpu_ids: cpu blocks that follow */
+	__u32 nr_slots;		/* LS_NR_SLOTS */
+	__u32 nr_irqs;		/* entries used in irqs[] */
+	__u32 flags;		/* LS_HDR_F_* */
+	__u32 irqs[LS_MAX_IRQS];
+	__u64 records;		/* records written to the ring since reset */
+	__u64 drops;		/* records lost because a ring was full */
+	__u64 snapshot_ns;	/* CLOCK_MONOTONIC when the header was made */
+};
+
 #endif /* _UAPI_LATSPLIT_H */

@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The latsplit.ko backend: drives the module through its debugfs files
+ * (Documentation/kmod.rst): `control` takes verbs, `hist` is a binary
+ * snapshot (struct ls_hist_header + histograms), `records` streams
+ * struct ls_record.
+ */
+#include "backend.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define LS_KMOD_DIR	"/sys/kernel/debug/latsplit"
+#define LS_KMOD_CONTROL	LS_KMOD_DIR "/control"
+#define LS_KMOD_HIST	LS_KMOD_DIR "/hist"
+#define LS_KMOD_RECORDS	LS_KMOD_DIR "/records"
+
+/* Records read per read(2) call in drain(). */
+#define LS_KMOD_BATCH	256
+
+struct ls_backend {
+	int ctl_fd;		/* control, held open for the session */
+	int rec_fd;		/* records, -1 when ring_kib == 0 */
+	struct ls_record batch[LS_KMOD_BATCH];
+};
+
+/* True when latsplit.ko is loaded and its control file is reachable. */
+static bool kmod_available(void)
+{
+	return access(LS_KMOD_CONTROL, W_OK) == 0;
+}
+
+/* Write one control verb line; the module validates and answers with errno. */
+static int kmod_verb(struct ls_backend *b, const char *verb, struct ls_err *err)
+{
+	size_t len = strlen(verb);
+	ssize_t n;
+
+	n = write(b->ctl_fd, verb, len);
+	if (n < 0)
+		return ls_errnof(err, errno, "latsplit.ko: control '%s' refused",
+				 verb);
+	if ((size_t)n != len)
+		return ls_errf(err, "latsplit.ko: control '%s': short write (%zd of %zu)",
+			       verb, n, len);
+	return 0;
+}
+
+/* Append "a,b,c" of n unsigned values to buf. */
+static void fmt_list_u32(char *buf, size_t len, const char *verb,
+			 const uint32_t *v, unsigned int n)
+{
+	size_t off = (size_t)snprintf(buf, len, "%s ", verb);
+
+	if (n == 0) {
+		snprintf(buf + off, len - off, "none");
+		return;
+	}
+	for (unsigned int i = 0; i < n && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%u",
+					i ? "," : "", v[i]);
+}
+
+/* Validate cfg against the ABI limits before talking to the module. */
+static int kmod_check_cfg(const struct ls_backend_cfg *cfg, struct ls_err *err)
+{
+	if (cfg->nr_irqs > LS_MAX_IRQS)
+		return ls_errf(err, "latsplit.ko: %u IRQs given, at most %d",
+			       cfg->nr_irqs, LS_MAX_IRQS);
+	if (cfg->nr_pids > LS_MAX_TASKS)
+		return ls_errf(err, "latsplit.ko: %u tasks given, at most %d",
+			       cfg->nr_pids, LS_MAX_TASKS);
+	for (unsigned int i = 0; i < cfg->nr_pids; i++)
+		if (cfg->pids[i] <= 0)
+			return ls_errf(err, "latsplit.ko: bad pid %d", cfg->pids[i]);
+	if (cfg->ring_kib > 65536)
+		return ls_errf(err, "latsplit.ko: ring of %u KiB per CPU, at most 65536",
+			       cfg->ring_kib);
+	return 0;
+}
+
+/* Configure the module and start tracing. */
+static int kmod_open(struct ls_backend **out, const struct ls_backend_cfg *cfg,
+		     struct ls_err *err)
+{
+	struct ls_backend *b;
+	char line[2048], cpus[LS_MAX_CPUS * 4];
+	uint32_t pids[LS_MAX_TASKS];
+	int ret = -1;
+
+	*out = NULL;
+	if (kmod_check_cfg(cfg, err))
+		return -1;
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return ls_errnof(err, ENOMEM, "latsplit.ko backend");
+	b->rec_fd = -1;
+	b->ctl_fd = open(LS_KMOD_CONTROL, O_WRONLY | O_CLOEXEC);
+	if (b->ctl_fd < 0) {
+		ls_errnof(err, errno, "open %s (is latsplit.ko loaded? are you root?)",
+			  LS_KMOD_CONTROL);
+		goto fail_free;
+	}
+	if (kmod_verb(b, "disable", err))
+		goto fail_close;
+	fmt_list_u32(line, sizeof(line), "irqs", cfg->irqs, cfg->nr_irqs);
+	if (kmod_verb(b, line, err))
+		goto fail_close;
+	ls_format_cpulist(cfg->cpumask, LS_MAX_CPUS, cpus, sizeof(cpus));
+	snprintf(line, sizeof(line), "cpus %s", cpus[0] ? cpus : "none");
+	if (kmod_verb(b, line, err))
+		goto fail_close;
+	for (unsigned int i = 0; i < cfg->nr_pids; i++)
+		pids[i] = (uint32_t)cfg->pids[i];
+	fmt_list_u32(line, sizeof(line), "tasks", pids, cfg->nr_pids);
+	if (kmod_verb(b, line, err))
+		goto fail_close;
+	snprintf(line, sizeof(line), "ring %u", cfg->ring_kib);
+	if (kmod_verb(b, line, err))
+		goto fail_close;
+	if (kmod_verb(b, "reset", err))
+		goto fail_close;
+	if (cfg->ring_kib) {
+		b->rec_fd = open(LS_KMOD_RECORDS, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (b->rec_fd < 0) {
+			ls_errnof(err, errno, "open %s", LS_KMOD_RECORDS);
+			goto fail_close;
+		}
+	}
+	if (kmod_verb(b, "enable", err))
+		goto fail_records;
+	if (cfg->verbose)
+		fprintf(stderr, "latsplit: kmod backend: %u irqs, cpus %s, %u tasks, ring %u KiB\n",
+			cfg->nr_irqs, cpus[0] ? cpus : "none", cfg->nr_pids,
+			cfg->ring_kib);
+	*out = b;
+	return 0;
+
+fail_records:
+	if (b->rec_fd >= 0)
+		close(b->rec_fd);
+fail_close:
+	close(b->ctl_fd);
+fail_free:
+	free(b);
+	return ret;
+}
+
+/* Zero every histogram, counter and the record rings. */
+static int kmod_reset(struct ls_backend *b, struct ls_err *err)
+{
+	return kmod_verb(b, "reset", err);
+}
+
+/* Read the whole hist file into snap. */
+static int kmod_snapshot(struct ls_backend *b, struct ls_snapshot *snap,
+			 struct ls_err *err)
+{
+	struct ls_hist_header hdr;
+	size_t want, got = 0;
+	char *buf = NULL;
+	ssize_t n;
+	int fd, ret = -1;
+
+	(void)b;
+	memset(snap, 0, sizeof(*snap));
+	fd = open(LS_KMOD_HIST, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return ls_errnof(err, errno, "open %s", LS_KMOD_HIST);
+	n = pread(fd, &hdr, sizeof(hdr), 0);
+	if (n < 0) {
+		ls_errnof(err, errno, "read %s", LS_KMOD_HIST);
+		goto out;
+	}
+	if ((size_t)n < sizeof(hdr) || hdr.magic != LS_HIST_MAGIC ||
+	    hdr.hdr_size < sizeof(hdr)) {
+		ls_errf(err, "%s: not a latsplit histogram header (%zd bytes, magic %#x)",
+			LS_KMOD_HIST, n, (size_t)n >= sizeof(hdr.magic) ? hdr.magic : 0);
+		goto out;
+	}
+	if (hdr.abi_version != LATSPLIT_ABI_VERSION ||
+	    hdr.hist_size != sizeof(struct ls_hist) || hdr.nr_slots != LS_NR_SLOTS ||
+	    hdr.nr_irqs > LS_MAX_IRQS || hdr.nr_cpus == 0 || hdr.nr_cpus > 8192) {
+		ls_errf(err, "%s: ABI mismatch (module abi %u, hist %u B, %u slots, %u cpus; tool abi %d, hist %zu B, %d slots)",
+			LS_KMOD_HIST, hdr.abi_version, hdr.hist_size, hdr.nr_slots,
+			hdr.nr_cpus, LATSPLIT_ABI_VERSION, sizeof(struct ls_hist),
+			LS_NR_SLOTS);
+		goto out;
+	}
+	want = (size_t)hdr.nr_cpus * LS_NR_SLOTS * sizeof(struct ls_hist);
+	buf = malloc(want);
+	if (!buf) {
+		ls_errnof(err, ENOMEM, "histogram snapshot of %zu bytes", want);
+		goto out;
+	}
+	while (got < want) {
+		n = pread(fd, buf + got, want - got, (off_t)(hdr.hdr_size + got));
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ls_errnof(err, errno, "read %s", LS_KMOD_HIST);
+			goto out;
+		}
+		if (n == 0) {
+			ls_errf(err, "%s: truncated (%zu of %zu bytes)", LS_KMOD_HIST,
+				got, want);
+			goto out;
+		}
+		got += (size_t)n;
+	}
+	snap->nr_cpus = hdr.nr_cpus;
+	snap->hist = (struct ls_hist *)buf;
+	buf = NULL;
+	snap->nr_irqs = hdr.nr_irqs;
+	memcpy(snap->irqs, hdr.irqs, sizeof(snap->irqs));
+	snap->records = hdr.records;
+	snap->drops = hdr.drops;
+	ret = 0;
+out:
+	free(buf);
+	close(fd);
+	return ret;
+}
+
+/* Hand pending records to cb, waiting up to timeout_ms for the first. */
+static long kmod_drain(struct ls_backend *b, ls_record_cb cb, void *ctx,
+		       int timeout_ms, struct ls_err *err)
+{
+	long total = 0;
+	ssize_t n;
+
+	if (b->rec_fd < 0)
+		return ls_errf(err, "latsplit.ko: records are off (ring size 0)");
+	if (timeout_ms > 0) {
+		struct pollfd pfd = { .fd = b->rec_fd, .events = POLLIN };
+		int r;
+
+		do {
+			r = poll(&pfd, 1, timeout_ms);
+		} while (r < 0 && errno == EINTR);
+		if (r < 0)
+			return ls_errnof(err, errno, "poll %s", LS_KMOD_RECORDS);
+		if (r == 0)
+			return 0;
+	}
+	for (;;) {
+		n = read(b->rec_fd, b->batch, sizeof(b->batch));
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN)
+				break;
+			return ls_errnof(err, errno, "read %s", LS_KMOD_RECORDS);
+		}
+		if (n == 0)
+			break;
+		if (n % sizeof(struct ls_record))
+			return ls_errf(err, "%s: read %zd bytes, not whole records",
+				       LS_KMOD_RECORDS, n);
+		for (size_t i = 0; i < (size_t)n / sizeof(struct ls_record); i++) {
+			total++;
+			if (cb(&b->batch[i], ctx))
+				return total;
+		}
+	}
+	return total;
+}
+
+/* Stop tracing and release the module's files. */
+static void kmod_close(struct ls_backend *b)
+{
+	if (!b)
+		return;
+	(void)kmod_verb(b, "disable", NULL);
+	if (b->rec_fd >= 0)
+		close(b->rec_fd);
+	close(b->ctl_fd);
+	free(b);
+}
+
+const struct ls_backend_ops ls_backend_kmod = {
+	.name = "kmod",
+	.available = kmod_available,
+	.open = kmod_open,
+	.reset = kmod_reset,
+	.snapshot = kmod_snapshot,
+	.drain = kmod_drain,
+	.close = kmod_close,
+};
