@@ -31,7 +31,7 @@ KRELS_ALL := $(KVER_6_1) $(KVER_6_12) $(KVER_6_1RT)
 CC      ?= gcc
 CLANG   ?= clang
 BPFTOOL ?= bpftool
-CFLAGS_WARN := -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wformat=2
+CFLAGS_WARN := -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wformat=2 -Wno-format-truncation
 CFLAGS  ?= -O2 -g
 ALL_CFLAGS := $(CFLAGS) $(CFLAGS_WARN) -std=gnu11 -D_GNU_SOURCE -I$(CURDIR) -I$(B)/ebpf -MMD -MP
 LDLIBS  := -libverbs -lrdmacm -lbpf -lelf -lz -lm -lpthread
