@@ -1,0 +1,558 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * latsplit eBPF backend: the stages of include/uapi/latsplit.h timed with
+ * tracepoints, into per-CPU histograms (same slot layout as the module) and,
+ * optionally, interval records through a BPF ring buffer.
+ *
+ * CO-RE: built once against the build host's vmlinux.h, loaded unchanged on
+ * 6.1, 6.12, 6.1-rt and 6.18. Every program exists twice, as tp_btf/ and as
+ * raw_tp/ with the same body; user space (tools/backend_ebpf.c) turns one
+ * set off with bpf_program__set_autoload() before load. Knobs live in
+ * .rodata and are set before load, so the verifier sees them as constants
+ * and prunes what is switched off. See Documentation/ebpf.rst.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "include/uapi/latsplit.h"
+#include "ebpf/latsplit_bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Knobs, written by user space before load. */
+const volatile __u32 watched_irqs[LS_MAX_IRQS];
+const volatile __u32 nr_irqs;
+const volatile __u64 cpumask[LS_CPUMASK_WORDS];
+const volatile __s32 pids[LS_MAX_TASKS];
+const volatile __u32 nr_pids;
+const volatile bool records_on;
+const volatile bool threaded_irqs;
+
+/*
+ * Histograms, compacted: index = kind * nr_irqs + watched index for the
+ * three per-IRQ kinds, then 3 * nr_irqs + (slot - LS_SLOT_SOFTIRQ_WAIT) for
+ * the rest. max_entries is set to LS_EBPF_NR_HIST(nr_irqs) before load.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ls_hist);
+} hists SEC(".maps");
+
+/* Per-CPU tracing state. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ls_ebpf_cpu);
+} cpu_state SEC(".maps");
+
+/* Counters (records, drops, ...), summed over CPUs by user space. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, LS_EBPF_NR_COUNTERS);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters SEC(".maps");
+
+/* Interval records; max_entries set from the ring size option. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} records SEC(".maps");
+
+/* Named tasks and IRQ threads: cross-CPU state. */
+struct ls_ebpf_task tasks[LS_MAX_TASKS];
+__u64 ithr_pending[LS_MAX_IRQS];
+__u32 ithr_pid[LS_MAX_IRQS];
+
+#define IRQ_WAKE_THREAD_BIT	2	/* enum irqreturn */
+#define TASK_RUNNING_STATE	0
+
+/* Add one to counter c on this CPU. */
+static __always_inline void count(__u32 c)
+{
+	__u64 *v = bpf_map_lookup_elem(&counters, &c);
+
+	if (v)
+		__sync_fetch_and_add(v, 1);
+}
+
+/* Watched-list index of irq, or -1. */
+static __always_inline int irq_index(__u32 irq)
+{
+	for (int i = 0; i < LS_MAX_IRQS; i++) {
+		if (i >= nr_irqs)
+			break;
+		if (watched_irqs[i] == irq)
+			return i;
+	}
+	return -1;
+}
+
+/* Named-task index of pid, or -1. */
+static __always_inline int task_index(__s32 pid)
+{
+	for (int i = 0; i < LS_MAX_TASKS; i++) {
+		if (i >= nr_pids)
+			break;
+		if (pids[i] == pid)
+			return i;
+	}
+	return -1;
+}
+
+/* True when cpu is one of the INTERFERENCE CPUs. */
+static __always_inline bool cpu_watched(__u32 cpu)
+{
+	if (cpu >= LS_MAX_CPUS)
+		return false;
+	return (cpumask[cpu / 64] >> (cpu % 64)) & 1;
+}
+
+/* Compact histogram index of an ABI slot (see the hists map). */
+static __always_inline __u32 hist_index(__u32 slot)
+{
+	if (slot < LS_SLOT_COMPLETION)
+		return slot;
+	if (slot < LS_SLOT_IRQ_THREAD)
+		return nr_irqs + (slot - LS_SLOT_COMPLETION);
+	if (slot < LS_SLOT_SOFTIRQ_WAIT)
+		return 2 * nr_irqs + (slot - LS_SLOT_IRQ_THREAD);
+	return 3 * nr_irqs + (slot - LS_SLOT_SOFTIRQ_WAIT);
+}
+
+/*
+ * Account one stage instance: histogram slot on this CPU, and a record if
+ * records are on. Counts and sums use atomic adds because a hardirq program
+ * may interrupt a softirq program updating the same (INTERFERENCE) slot.
+ */
+static __always_inline void account(__u32 slot, __u32 stage, __u32 id,
+				    __u64 start, __u64 end, __u32 aux,
+				    __u16 flags, __u32 cpu)
+{
+	__u32 key = hist_index(slot);
+	__u64 d = end - start;
+	struct ls_hist *h;
+	__u32 b;
+
+	if ((__s64)d < 0)
+		return;
+	h = bpf_map_lookup_elem(&hists, &key);
+	if (h) {
+		__sync_fetch_and_add(&h->count, 1);
+		__sync_fetch_and_add(&h->sum_ns, d);
+		if (d > h->max_ns)
+			h->max_ns = d;
+		b = ls_hist_bucket(d);
+		if (b < LS_HIST_NR_BUCKETS)
+			__sync_fetch_and_add(&h->buckets[b], 1);
+	}
+	if (records_on) {
+		struct ls_record *r;
+
+		r = bpf_ringbuf_reserve(&records, sizeof(*r), 0);
+		if (!r) {
+			count(LS_EBPF_CNT_DROPS);
+			return;
+		}
+		r->start_ns = start;
+		r->end_ns = end;
+		r->cpu = cpu;
+		r->stage = stage;
+		r->flags = flags;
+		r->id = id;
+		r->aux = aux;
+		bpf_ringbuf_submit(r, 0);
+		count(LS_EBPF_CNT_RECORDS);
+	}
+}
+
+/* This CPU's tracing state. */
+static __always_inline struct ls_ebpf_cpu *this_cpu_state(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&cpu_state, &zero);
+}
+
+/* irq_handler_entry: open a hardirq instance (or continue a shared one). */
+static __always_inline int on_irq_entry(__u32 irq)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	int idx = irq_index(irq);
+	struct ls_ebpf_cpu *st;
+
+	if (idx < 0 && !cpu_watched(cpu))
+		return 0;
+	st = this_cpu_state();
+	if (!st)
+		return 0;
+	/* Next action of a shared IRQ: the instance goes on. */
+	if (st->irq_cont && st->irq == irq && st->irq_start) {
+		st->irq_cont = 0;
+		return 0;
+	}
+	st->irq_start = bpf_ktime_get_ns();
+	st->irq = irq;
+	st->irq_idx = idx;
+	st->irq_cont = 0;
+	st->irq_ret = 0;
+	st->irq_raised_rx = 0;
+	st->irq_thread_pid = 0;
+	return 0;
+}
+
+/* irq_handler_exit: close the instance after its last action. */
+static __always_inline int on_irq_exit(__u32 irq, struct irqaction *action,
+				       int ret)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct ls_ebpf_cpu *st;
+	__u64 now, start, d;
+	int idx;
+
+	st = this_cpu_state();
+	if (!st || !st->irq_start || st->irq != irq)
+		return 0;
+	now = bpf_ktime_get_ns();
+	st->irq_ret |= ret;
+	if (threaded_irqs && (ret & IRQ_WAKE_THREAD_BIT) && action)
+		st->irq_thread_pid = BPF_CORE_READ(action, thread, pid);
+	if (action && BPF_CORE_READ(action, next)) {
+		/* More actions of this shared IRQ follow. */
+		st->irq_cont = 1;
+		return 0;
+	}
+	start = st->irq_start;
+	idx = st->irq_idx;
+	st->irq_start = 0;
+	d = now - start;
+
+	if (idx >= 0 && idx < LS_MAX_IRQS) {
+		account(LS_SLOT_HARDIRQ + idx, LS_STAGE_HARDIRQ, irq, start,
+			now, 0, 0, cpu);
+		/* The NIC scheduled NAPI (or its thread): completion pending. */
+		if ((st->irq_raised_rx || (st->irq_ret & IRQ_WAKE_THREAD_BIT)) &&
+		    !st->comp_start) {
+			st->comp_start = start;
+			st->comp_idx = idx;
+		}
+		if (threaded_irqs && (st->irq_ret & IRQ_WAKE_THREAD_BIT) &&
+		    st->irq_thread_pid && !ithr_pending[idx]) {
+			ithr_pid[idx] = st->irq_thread_pid;
+			ithr_pending[idx] = start;
+		}
+	}
+	if (st->softirq_cur) {
+		st->softirq_nested++;
+		st->softirq_nested_ns += d;
+	}
+	if (cpu_watched(cpu))
+		account(LS_SLOT_INTERFERENCE, LS_STAGE_INTERFERENCE, irq,
+			start, now, 0, 0, cpu);
+	return 0;
+}
+
+/* softirq_raise: remember the first raise of a watched vector. */
+static __always_inline int on_softirq_raise(__u32 vec)
+{
+	struct ls_ebpf_cpu *st;
+
+	if (vec >= LS_NR_SOFTIRQS || !((1u << vec) & LS_SOFTIRQ_WATCHED_MASK))
+		return 0;
+	st = this_cpu_state();
+	if (!st)
+		return 0;
+	if (vec == LS_SOFTIRQ_NET_RX && st->irq_start)
+		st->irq_raised_rx = 1;
+	if (!st->raise[vec])
+		st->raise[vec] = bpf_ktime_get_ns();
+	return 0;
+}
+
+/* softirq_entry: close the wait, open the run. */
+static __always_inline int on_softirq_entry(__u32 vec)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	bool watched = vec < LS_NR_SOFTIRQS &&
+		       ((1u << vec) & LS_SOFTIRQ_WATCHED_MASK);
+	struct ls_ebpf_cpu *st;
+	__u64 now;
+
+	if (vec >= LS_NR_SOFTIRQS || (!watched && !cpu_watched(cpu)))
+		return 0;
+	st = this_cpu_state();
+	if (!st)
+		return 0;
+	now = bpf_ktime_get_ns();
+	if (watched && st->raise[vec]) {
+		account(LS_SLOT_SOFTIRQ_WAIT + vec, LS_STAGE_SOFTIRQ_WAIT, vec,
+			st->raise[vec], now, 0, 0, cpu);
+		st->raise[vec] = 0;
+	}
+	st->softirq_cur = vec + 1;
+	st->softirq_start = now;
+	st->softirq_nested = 0;
+	st->softirq_nested_ns = 0;
+	if (vec == LS_SOFTIRQ_NET_RX)
+		st->napi_mark = now;
+	return 0;
+}
+
+/* softirq_exit: close the run. */
+static __always_inline int on_softirq_exit(__u32 vec)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct ls_ebpf_cpu *st;
+	__u64 now, start;
+	__u32 nested;
+
+	if (vec >= LS_NR_SOFTIRQS)
+		return 0;
+	st = this_cpu_state();
+	if (!st || st->softirq_cur != vec + 1)
+		return 0;
+	now = bpf_ktime_get_ns();
+	start = st->softirq_start;
+	nested = st->softirq_nested;
+	st->softirq_cur = 0;
+	if (vec == LS_SOFTIRQ_NET_RX)
+		st->napi_mark = 0;
+	if ((1u << vec) & LS_SOFTIRQ_WATCHED_MASK)
+		account(LS_SLOT_SOFTIRQ_RUN + vec, LS_STAGE_SOFTIRQ_RUN, vec,
+			start, now, nested, nested ? LS_REC_F_NESTED : 0, cpu);
+	/* Interference excludes nested hardirqs: they were counted already. */
+	if (cpu_watched(cpu))
+		account(LS_SLOT_INTERFERENCE, LS_STAGE_INTERFERENCE,
+			LS_ID_SOFTIRQ_BASE + vec, start,
+			now - st->softirq_nested_ns, nested, 0, cpu);
+	return 0;
+}
+
+/* napi:napi_poll (fires after the poll): NAPI_POLL and COMPLETION. */
+static __always_inline int on_napi_poll(struct napi_struct *napi, int work)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct ls_ebpf_cpu *st;
+	__u32 id, idx;
+	__u64 now;
+
+	st = this_cpu_state();
+	if (!st)
+		return 0;
+	now = bpf_ktime_get_ns();
+	id = BPF_CORE_READ(napi, napi_id);
+	if (st->softirq_cur == LS_SOFTIRQ_NET_RX + 1 && st->napi_mark) {
+		account(LS_SLOT_NAPI_POLL, LS_STAGE_NAPI_POLL, id,
+			st->napi_mark, now, work, 0, cpu);
+		st->napi_mark = now;
+	} else {
+		/* Busy polling or threaded NAPI: no start to derive. */
+		count(LS_EBPF_CNT_NAPI_UNTIMED);
+	}
+	if (st->comp_start) {
+		idx = st->comp_idx;
+		if (idx < LS_MAX_IRQS)
+			account(LS_SLOT_COMPLETION + idx, LS_STAGE_COMPLETION,
+				watched_irqs[idx], st->comp_start, now, work, 0,
+				cpu);
+		st->comp_start = 0;
+	}
+	return 0;
+}
+
+/* sched_switch: PREEMPT, WAKEUP and IRQ_THREAD ends; PREEMPT starts. */
+static __always_inline int on_switch(bool preempt, struct task_struct *prev,
+				     struct task_struct *next)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	__s32 prev_pid, next_pid;
+	__u64 now = 0;
+	int i;
+
+	next_pid = BPF_CORE_READ(next, pid);
+	if (nr_pids) {
+		prev_pid = BPF_CORE_READ(prev, pid);
+		i = task_index(prev_pid);
+		if (i >= 0 && i < LS_MAX_TASKS) {
+			now = bpf_ktime_get_ns();
+			tasks[i].oncpu = 0;
+			/* A wakeup seen while it was running was no wakeup. */
+			tasks[i].wake_pending = 0;
+			if (preempt ||
+			    BPF_CORE_READ(prev, __state) == TASK_RUNNING_STATE)
+				tasks[i].runnable_since = now;
+		}
+		i = task_index(next_pid);
+		if (i >= 0 && i < LS_MAX_TASKS) {
+			__u64 t;
+
+			if (!now)
+				now = bpf_ktime_get_ns();
+			tasks[i].oncpu = 1;
+			t = tasks[i].runnable_since;
+			if (t) {
+				tasks[i].runnable_since = 0;
+				account(LS_SLOT_PREEMPT, LS_STAGE_PREEMPT,
+					next_pid, t, now, 0, 0, cpu);
+			}
+			t = tasks[i].wake_pending;
+			if (t) {
+				tasks[i].wake_pending = 0;
+				account(LS_SLOT_WAKEUP, LS_STAGE_WAKEUP,
+					next_pid, t, now, 0, 0, cpu);
+			}
+		}
+	}
+	if (threaded_irqs) {
+		for (i = 0; i < LS_MAX_IRQS; i++) {
+			__u64 t;
+
+			if (i >= nr_irqs)
+				break;
+			t = ithr_pending[i];
+			if (!t || ithr_pid[i] != (__u32)next_pid)
+				continue;
+			ithr_pending[i] = 0;
+			if (!now)
+				now = bpf_ktime_get_ns();
+			account(LS_SLOT_IRQ_THREAD + i, LS_STAGE_IRQ_THREAD,
+				watched_irqs[i], t, now, 0, LS_REC_F_RT_THREAD,
+				cpu);
+		}
+	}
+	return 0;
+}
+
+/* sched_wakeup: a named task became runnable. */
+static __always_inline int on_wakeup(struct task_struct *p)
+{
+	int i;
+
+	if (!nr_pids)
+		return 0;
+	i = task_index(BPF_CORE_READ(p, pid));
+	if (i >= 0 && i < LS_MAX_TASKS && !tasks[i].runnable_since &&
+	    !tasks[i].oncpu)
+		tasks[i].runnable_since = bpf_ktime_get_ns();
+	return 0;
+}
+
+/* tp_btf programs (BTF-typed arguments, trampolines). */
+SEC("tp_btf/irq_handler_entry")
+int BPF_PROG(btf_irq_entry, int irq, struct irqaction *action)
+{
+	return on_irq_entry(irq);
+}
+
+SEC("tp_btf/irq_handler_exit")
+int BPF_PROG(btf_irq_exit, int irq, struct irqaction *action, int ret)
+{
+	return on_irq_exit(irq, action, ret);
+}
+
+SEC("tp_btf/softirq_raise")
+int BPF_PROG(btf_softirq_raise, unsigned int vec)
+{
+	return on_softirq_raise(vec);
+}
+
+SEC("tp_btf/softirq_entry")
+int BPF_PROG(btf_softirq_entry, unsigned int vec)
+{
+	return on_softirq_entry(vec);
+}
+
+SEC("tp_btf/softirq_exit")
+int BPF_PROG(btf_softirq_exit, unsigned int vec)
+{
+	return on_softirq_exit(vec);
+}
+
+SEC("tp_btf/napi_poll")
+int BPF_PROG(btf_napi_poll, struct napi_struct *napi, int work, int budget)
+{
+	return on_napi_poll(napi, work);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(btf_sched_switch, bool preempt, struct task_struct *prev,
+	     struct task_struct *next)
+{
+	return on_switch(preempt, prev, next);
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(btf_sched_wakeup, struct task_struct *p)
+{
+	return on_wakeup(p);
+}
+
+/* raw_tp fallbacks: same bodies, untyped u64 arguments. */
+SEC("raw_tp/irq_handler_entry")
+int BPF_PROG(raw_irq_entry, int irq, struct irqaction *action)
+{
+	return on_irq_entry(irq);
+}
+
+SEC("raw_tp/irq_handler_exit")
+int BPF_PROG(raw_irq_exit, int irq, struct irqaction *action, int ret)
+{
+	return on_irq_exit(irq, action, ret);
+}
+
+SEC("raw_tp/softirq_raise")
+int BPF_PROG(raw_softirq_raise, unsigned int vec)
+{
+	return on_softirq_raise(vec);
+}
+
+SEC("raw_tp/softirq_entry")
+int BPF_PROG(raw_softirq_entry, unsigned int vec)
+{
+	return on_softirq_entry(vec);
+}
+
+SEC("raw_tp/softirq_exit")
+int BPF_PROG(raw_softirq_exit, unsigned int vec)
+{
+	return on_softirq_exit(vec);
+}
+
+SEC("raw_tp/napi_poll")
+int BPF_PROG(raw_napi_poll, struct napi_struct *napi, int work, int budget)
+{
+	return on_napi_poll(napi, work);
+}
+
+SEC("raw_tp/sched_switch")
+int BPF_PROG(raw_sched_switch, bool preempt, struct task_struct *prev,
+	     struct task_struct *next)
+{
+	return on_switch(preempt, prev, next);
+}
+
+SEC("raw_tp/sched_wakeup")
+int BPF_PROG(raw_sched_wakeup, struct task_struct *p)
+{
+	return on_wakeup(p);
+}
+
+/* RDMA completion event queued: start WAKEUP for named tasks off-CPU. */
+SEC("kprobe/ib_uverbs_comp_handler")
+int BPF_KPROBE(kp_comp_handler)
+{
+	__u64 now = bpf_ktime_get_ns();
+
+	for (int i = 0; i < LS_MAX_TASKS; i++) {
+		if (i >= nr_pids)
+			break;
+		if (!tasks[i].oncpu && !tasks[i].wake_pending)
+			tasks[i].wake_pending = now;
+	}
+	return 0;
+}

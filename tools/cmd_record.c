@@ -1,0 +1,746 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * latsplit record: attach a kernel backend (latsplit.ko or eBPF) for a time
+ * window, or while a command runs, and print per-CPU per-stage histograms:
+ * count, p50, p99, max (rtla-style, one column per CPU), or JSON with
+ * count/sum_ns/max_ns per CPU and histogram slot (kind "record").
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "commands.h"
+#include "json.h"
+#include "util.h"
+
+#define RECORD_DEFAULT_RING_KIB	4096
+#define RECORD_POLL_MS		100
+
+struct record_opts {
+	const char *backend;
+	const char *ifname;
+	bool have_irqs;
+	bool have_cpus;
+	uint64_t duration_ns;
+	const char *records_path;
+	unsigned int ring_kib;
+	bool json;
+	bool buckets;
+	char **cmd;
+	struct ls_backend_cfg cfg;
+};
+
+static const char *const stage_names[LS_NR_STAGES] = {
+	[LS_STAGE_HARDIRQ] = "hardirq",
+	[LS_STAGE_SOFTIRQ_WAIT] = "softirq_wait",
+	[LS_STAGE_SOFTIRQ_RUN] = "softirq_run",
+	[LS_STAGE_NAPI_POLL] = "napi_poll",
+	[LS_STAGE_COMPLETION] = "completion",
+	[LS_STAGE_WAKEUP] = "wakeup",
+	[LS_STAGE_INTERFERENCE] = "interference",
+	[LS_STAGE_PREEMPT] = "preempt",
+	[LS_STAGE_IRQ_THREAD] = "irq_thread",
+};
+
+static const char *const softirq_names[LS_NR_SOFTIRQS] = {
+	"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET",
+	"SCHED", "HRTIMER", "RCU",
+};
+
+static volatile sig_atomic_t record_stop;
+
+/* SIGINT/SIGTERM: end the window. */
+static void on_signal(int sig)
+{
+	(void)sig;
+	record_stop = 1;
+}
+
+/* Print the usage; the option list is the truth the docs are tested against. */
+static void usage(FILE *fp)
+{
+	fprintf(fp,
+		"usage: latsplit record [OPTIONS] [-D DURATION | [--] COMMAND [ARGS...]]\n"
+		"\n"
+		"Attach a kernel backend for a window (or while COMMAND runs) and print\n"
+		"per-CPU, per-stage counts, p50, p99 and max.\n"
+		"\n"
+		"options:\n"
+		"  -b, --backend NAME   auto (default; latsplit.ko when loaded, else ebpf), kmod, ebpf\n"
+		"  -i, --interface IF   watch the IRQs of network interface IF\n"
+		"      --irq N[,M...]   watch these IRQ numbers\n"
+		"  -c, --cpus LIST      CPUs whose hardirq+softirq time is INTERFERENCE (e.g. 0-1,3)\n"
+		"  -p, --pid P[,P...]   named tasks for the WAKEUP and PREEMPT stages\n"
+		"  -D, --duration TIME  window length (ns, us, ms, s; bare number = s)\n"
+		"  -r, --records FILE   write every interval record to FILE (text, one per line)\n"
+		"      --ring-kib N     record ring size in KiB (default %u, with --records)\n"
+		"      --buckets        also print the non-empty histogram buckets\n"
+		"  -j, --json           JSON output (kind \"record\")\n"
+		"  -v, --verbose        print the backend's loader and verifier messages\n"
+		"  -h, --help           this text\n"
+		"\n"
+		"Without -D or COMMAND the window ends on SIGINT/SIGTERM. Exit status: 0 ok,\n"
+		"1 COMMAND failed, 2 usage error or the backend could not run.\n",
+		RECORD_DEFAULT_RING_KIB);
+}
+
+/* Parse "N,M,..." into up to max u32 values in [0, lim]. */
+static int parse_u32_list(const char *s, uint32_t *out, unsigned int max,
+			  unsigned int *n, uint64_t lim, const char *what,
+			  struct ls_err *err)
+{
+	char buf[1024], *save = NULL, *tok;
+	uint64_t v;
+
+	if (strlen(s) >= sizeof(buf))
+		return ls_errf(err, "%s: list too long", what);
+	strcpy(buf, s);
+	*n = 0;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (*n >= max)
+			return ls_errf(err, "%s: at most %u values", what, max);
+		if (ls_parse_u64(tok, 0, lim, &v, err, what))
+			return -1;
+		for (unsigned int i = 0; i < *n; i++)
+			if (out[i] == v)
+				return ls_errf(err, "%s: %llu given twice", what,
+					       (unsigned long long)v);
+		out[(*n)++] = (uint32_t)v;
+	}
+	if (*n == 0)
+		return ls_errf(err, "%s: empty list", what);
+	return 0;
+}
+
+/* Add the IRQs listed in directory dir (msi_irqs) to cfg; count added. */
+static int add_msi_irqs(const char *dir, struct ls_backend_cfg *cfg,
+			struct ls_err *err)
+{
+	struct dirent *de;
+	int added = 0;
+	uint64_t v;
+	DIR *d;
+
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		struct ls_err e2;
+
+		if (de->d_name[0] == '.')
+			continue;
+		if (ls_parse_u64(de->d_name, 0, UINT32_MAX, &v, &e2, "irq"))
+			continue;
+		if (cfg->nr_irqs >= LS_MAX_IRQS) {
+			closedir(d);
+			return ls_errf(err, "%s: more than %d IRQs", dir, LS_MAX_IRQS);
+		}
+		cfg->irqs[cfg->nr_irqs++] = (uint32_t)v;
+		added++;
+	}
+	closedir(d);
+	return added;
+}
+
+/* Sort the watched IRQs ascending (stable output order). */
+static void sort_irqs(struct ls_backend_cfg *cfg)
+{
+	for (unsigned int i = 1; i < cfg->nr_irqs; i++)
+		for (unsigned int j = i; j > 0 && cfg->irqs[j - 1] > cfg->irqs[j]; j--) {
+			uint32_t t = cfg->irqs[j];
+
+			cfg->irqs[j] = cfg->irqs[j - 1];
+			cfg->irqs[j - 1] = t;
+		}
+}
+
+/*
+ * IRQs of interface ifname: the MSI vectors of its device (or of the PCI
+ * parent, for virtio), else the device's legacy irq, else the
+ * /proc/interrupts lines whose name contains ifname.
+ */
+static int resolve_if_irqs(const char *ifname, struct ls_backend_cfg *cfg,
+			   struct ls_err *err)
+{
+	static const char *const rel[] = { "device/msi_irqs", "device/../msi_irqs" };
+	char path[512], line[1024], text[64];
+	uint64_t v;
+	int n = 0;
+	FILE *fp;
+
+	if (strchr(ifname, '/') || strlen(ifname) >= 64)
+		return ls_errf(err, "interface '%s': not a valid name", ifname);
+	snprintf(path, sizeof(path), "/sys/class/net/%s", ifname);
+	if (access(path, F_OK))
+		return ls_errnof(err, errno, "interface '%s'", ifname);
+	for (size_t i = 0; i < ARRAY_SIZE(rel) && n == 0; i++) {
+		snprintf(path, sizeof(path), "/sys/class/net/%s/%s", ifname, rel[i]);
+		n = add_msi_irqs(path, cfg, err);
+		if (n < 0)
+			return n;
+	}
+	if (n == 0) {
+		struct ls_err e2;
+
+		snprintf(path, sizeof(path), "/sys/class/net/%s/device/irq", ifname);
+		if (!ls_read_text(path, text, sizeof(text), &e2) &&
+		    !ls_parse_u64(text, 1, UINT32_MAX, &v, &e2, "irq")) {
+			cfg->irqs[cfg->nr_irqs++] = (uint32_t)v;
+			n = 1;
+		}
+	}
+	if (n == 0 && (fp = fopen("/proc/interrupts", "r"))) {
+		while (fgets(line, sizeof(line), fp) && cfg->nr_irqs < LS_MAX_IRQS) {
+			unsigned int irq;
+
+			if (sscanf(line, " %u:", &irq) == 1 && strstr(line, ifname)) {
+				cfg->irqs[cfg->nr_irqs++] = irq;
+				n++;
+			}
+		}
+		fclose(fp);
+	}
+	if (n == 0)
+		return ls_errf(err, "interface '%s': no IRQs found (no msi_irqs, no device irq, no /proc/interrupts line naming it); use --irq",
+			       ifname);
+	sort_irqs(cfg);
+	return 0;
+}
+
+/* Parse and validate the command line into o. */
+static int parse_opts(int argc, char **argv, struct record_opts *o,
+		      struct ls_err *err)
+{
+	enum { OPT_IRQ = 256, OPT_RING, OPT_BUCKETS };
+	static const struct option longopts[] = {
+		{ "backend", required_argument, NULL, 'b' },
+		{ "interface", required_argument, NULL, 'i' },
+		{ "irq", required_argument, NULL, OPT_IRQ },
+		{ "cpus", required_argument, NULL, 'c' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "duration", required_argument, NULL, 'D' },
+		{ "records", required_argument, NULL, 'r' },
+		{ "ring-kib", required_argument, NULL, OPT_RING },
+		{ "buckets", no_argument, NULL, OPT_BUCKETS },
+		{ "json", no_argument, NULL, 'j' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint32_t pids[LS_MAX_TASKS];
+	const char *irqs = NULL, *pidlist = NULL, *cpus = NULL, *dur = NULL;
+	const char *ring = NULL;
+	uint64_t v;
+	int c;
+
+	o->backend = "auto";
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+b:i:c:p:D:r:jvh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'b': o->backend = optarg; break;
+		case 'i': o->ifname = optarg; break;
+		case OPT_IRQ: irqs = optarg; break;
+		case 'c': cpus = optarg; break;
+		case 'p': pidlist = optarg; break;
+		case 'D': dur = optarg; break;
+		case 'r': o->records_path = optarg; break;
+		case OPT_RING: ring = optarg; break;
+		case OPT_BUCKETS: o->buckets = true; break;
+		case 'j': o->json = true; break;
+		case 'v': o->cfg.verbose = true; break;
+		case 'h': return 1;
+		default:
+			if (optopt && optopt < 256)
+				return ls_errf(err, "record: unknown option or missing argument '-%c'",
+					       optopt);
+			return ls_errf(err, "record: unknown option or missing argument '%s'",
+				       argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		o->cmd = argv + optind;
+
+	if (strcmp(o->backend, "auto") && strcmp(o->backend, "kmod") &&
+	    strcmp(o->backend, "ebpf"))
+		return ls_errf(err, "record: --backend '%s': want auto, kmod or ebpf", o->backend);
+	if (o->ifname && irqs)
+		return ls_errf(err, "record: give -i IF or --irq, not both");
+	if (irqs && parse_u32_list(irqs, o->cfg.irqs, LS_MAX_IRQS, &o->cfg.nr_irqs,
+				   UINT32_MAX, "--irq", err))
+		return -1;
+	if (o->ifname && resolve_if_irqs(o->ifname, &o->cfg, err))
+		return -1;
+	if (cpus) {
+		long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+
+		if (ls_parse_cpulist(cpus, o->cfg.cpumask, LS_MAX_CPUS, err))
+			return ls_err_wrap(err, "record: --cpus");
+		for (long i = ncpu; i < LS_MAX_CPUS; i++)
+			if (o->cfg.cpumask[i / 64] & (1ull << (i % 64)))
+				return ls_errf(err, "record: --cpus '%s': cpu %ld does not exist (%ld cpus)",
+					       cpus, i, ncpu);
+		o->have_cpus = true;
+	}
+	if (pidlist) {
+		if (parse_u32_list(pidlist, pids, LS_MAX_TASKS, &o->cfg.nr_pids,
+				   INT32_MAX, "--pid", err))
+			return -1;
+		for (unsigned int i = 0; i < o->cfg.nr_pids; i++) {
+			char path[64];
+
+			snprintf(path, sizeof(path), "/proc/%u", pids[i]);
+			if (pids[i] == 0 || access(path, F_OK))
+				return ls_errf(err, "record: --pid %u: no such process", pids[i]);
+			o->cfg.pids[i] = (int32_t)pids[i];
+		}
+	}
+	if (dur) {
+		if (ls_parse_duration_ns(dur, &o->duration_ns, err, "--duration"))
+			return -1;
+		if (o->duration_ns == 0)
+			return ls_errf(err, "record: --duration must be > 0");
+	}
+	if (dur && o->cmd)
+		return ls_errf(err, "record: give -D DURATION or a COMMAND, not both");
+	if (ring) {
+		if (ls_parse_u64(ring, 4, 1024 * 1024, &v, err, "--ring-kib"))
+			return -1;
+		if (!o->records_path)
+			return ls_errf(err, "record: --ring-kib needs --records FILE");
+		o->ring_kib = (unsigned int)v;
+	} else if (o->records_path) {
+		o->ring_kib = RECORD_DEFAULT_RING_KIB;
+	}
+	o->cfg.ring_kib = o->ring_kib;
+	return 0;
+}
+
+/* Stage, id and whether the id is meaningful, for ABI slot s. */
+static unsigned int slot_stage(unsigned int s, const struct ls_snapshot *snap,
+			       uint32_t *id, bool *has_id)
+{
+	*has_id = true;
+	*id = 0;
+	if (s < LS_SLOT_COMPLETION) {
+		*id = s < snap->nr_irqs ? snap->irqs[s] : 0;
+		return LS_STAGE_HARDIRQ;
+	}
+	if (s < LS_SLOT_IRQ_THREAD) {
+		s -= LS_SLOT_COMPLETION;
+		*id = s < snap->nr_irqs ? snap->irqs[s] : 0;
+		return LS_STAGE_COMPLETION;
+	}
+	if (s < LS_SLOT_SOFTIRQ_WAIT) {
+		s -= LS_SLOT_IRQ_THREAD;
+		*id = s < snap->nr_irqs ? snap->irqs[s] : 0;
+		return LS_STAGE_IRQ_THREAD;
+	}
+	if (s < LS_SLOT_SOFTIRQ_RUN) {
+		*id = s - LS_SLOT_SOFTIRQ_WAIT;
+		return LS_STAGE_SOFTIRQ_WAIT;
+	}
+	if (s < LS_SLOT_NAPI_POLL) {
+		*id = s - LS_SLOT_SOFTIRQ_RUN;
+		return LS_STAGE_SOFTIRQ_RUN;
+	}
+	*has_id = false;
+	if (s == LS_SLOT_NAPI_POLL)
+		return LS_STAGE_NAPI_POLL;
+	if (s == LS_SLOT_WAKEUP)
+		return LS_STAGE_WAKEUP;
+	if (s == LS_SLOT_INTERFERENCE)
+		return LS_STAGE_INTERFERENCE;
+	return LS_STAGE_PREEMPT;
+}
+
+/* True when slot s is meaningful for this snapshot (IRQ slots in range). */
+static bool slot_valid(unsigned int s, const struct ls_snapshot *snap)
+{
+	unsigned int irq_base[] = { LS_SLOT_HARDIRQ, LS_SLOT_COMPLETION,
+				    LS_SLOT_IRQ_THREAD };
+
+	for (size_t i = 0; i < ARRAY_SIZE(irq_base); i++)
+		if (s >= irq_base[i] && s < irq_base[i] + LS_MAX_IRQS)
+			return s - irq_base[i] < snap->nr_irqs;
+	return true;
+}
+
+/* Histogram of cpu c, slot s. */
+static const struct ls_hist *hist_at(const struct ls_snapshot *snap,
+				     unsigned int c, unsigned int s)
+{
+	return &snap->hist[(size_t)c * LS_NR_SLOTS + s];
+}
+
+/* Human label of slot s: "hardirq irq 36", "softirq_run NET_RX", ... */
+static void slot_label(unsigned int s, const struct ls_snapshot *snap,
+		       char *buf, size_t len)
+{
+	unsigned int st;
+	bool has_id;
+	uint32_t id;
+
+	st = slot_stage(s, snap, &id, &has_id);
+	if (!has_id)
+		snprintf(buf, len, "%s", stage_names[st]);
+	else if (st == LS_STAGE_SOFTIRQ_WAIT || st == LS_STAGE_SOFTIRQ_RUN)
+		snprintf(buf, len, "%s %s", stage_names[st], softirq_names[id]);
+	else
+		snprintf(buf, len, "%s irq %u", stage_names[st], id);
+}
+
+/* Print one row of per-CPU values in µs ("-" where a CPU has no events). */
+static void print_row(const char *name, const struct ls_snapshot *snap,
+		      const bool *cols, unsigned int s, int what)
+{
+	printf("%-8s", name);
+	for (unsigned int c = 0; c < snap->nr_cpus; c++) {
+		const struct ls_hist *h = hist_at(snap, c, s);
+		double v;
+
+		if (!cols[c])
+			continue;
+		if (what == 0) {
+			printf(" %12llu", (unsigned long long)h->count);
+			continue;
+		}
+		if (!h->count) {
+			printf(" %12s", "-");
+			continue;
+		}
+		if (what == 1)
+			v = ls_hist_quantile(h, 0.5);
+		else if (what == 2)
+			v = ls_hist_quantile(h, 0.99);
+		else if (what == 3)
+			v = (double)h->max_ns;
+		else
+			v = (double)h->sum_ns / (double)h->count;
+		printf(" %12.3f", v / 1000.0);
+	}
+	printf("\n");
+}
+
+/* rtla-style text: per slot, count/p50/p99/max rows, one column per CPU. */
+static void print_text(const struct record_opts *o, const struct ls_snapshot *snap,
+		       const char *backend, uint64_t window_ns)
+{
+	bool *cols = calloc(snap->nr_cpus, sizeof(bool));
+	unsigned int ncols = 0, nslots = 0;
+	char label[64], cpus[128];
+
+	if (!cols) {
+		ls_warn("record: out of memory");
+		return;
+	}
+	for (unsigned int c = 0; c < snap->nr_cpus; c++) {
+		for (unsigned int s = 0; s < LS_NR_SLOTS && !cols[c]; s++)
+			cols[c] = hist_at(snap, c, s)->count > 0;
+		/* Always show the CPUs that exist, even when quiet, up to 16. */
+		if (!cols[c] && c < 16 && c < (unsigned int)sysconf(_SC_NPROCESSORS_CONF))
+			cols[c] = true;
+		ncols += cols[c];
+	}
+	printf("# latsplit record: backend %s, window %.3f s, unit: us (microseconds)\n",
+	       backend, window_ns / 1e9);
+	printf("# watched irqs:");
+	if (!snap->nr_irqs)
+		printf(" none");
+	for (unsigned int i = 0; i < snap->nr_irqs; i++)
+		printf(" %u", snap->irqs[i]);
+	ls_format_cpulist(o->cfg.cpumask, LS_MAX_CPUS, cpus, sizeof(cpus));
+	printf("; interference cpus: %s; tasks:", o->have_cpus ? cpus : "none");
+	if (!o->cfg.nr_pids)
+		printf(" none");
+	for (unsigned int i = 0; i < o->cfg.nr_pids; i++)
+		printf(" %d", o->cfg.pids[i]);
+	printf("\n");
+	if (o->records_path)
+		printf("# records: %llu, dropped (ring full): %llu\n",
+		       (unsigned long long)snap->records,
+		       (unsigned long long)snap->drops);
+	for (unsigned int s = 0; s < LS_NR_SLOTS; s++) {
+		bool any = false;
+
+		if (!slot_valid(s, snap))
+			continue;
+		for (unsigned int c = 0; c < snap->nr_cpus; c++)
+			any = any || hist_at(snap, c, s)->count;
+		/* Watched IRQs always show, so a silent IRQ is visible. */
+		if (!any && s >= snap->nr_irqs)
+			continue;
+		nslots++;
+		slot_label(s, snap, label, sizeof(label));
+		printf("\n# %s\n%-8s", label, "");
+		for (unsigned int c = 0; c < snap->nr_cpus; c++)
+			if (cols[c])
+				printf("      CPU-%03u", c);
+		printf("\n");
+		print_row("count:", snap, cols, s, 0);
+		print_row("p50:", snap, cols, s, 1);
+		print_row("p99:", snap, cols, s, 2);
+		print_row("max:", snap, cols, s, 3);
+		print_row("avg:", snap, cols, s, 4);
+		if (!o->buckets)
+			continue;
+		printf("# buckets (lower bound, us)\n");
+		for (unsigned int b = 0; b < LS_HIST_NR_BUCKETS; b++) {
+			bool nz = false;
+
+			for (unsigned int c = 0; c < snap->nr_cpus; c++)
+				nz = nz || (cols[c] && hist_at(snap, c, s)->buckets[b]);
+			if (!nz)
+				continue;
+			printf("%-8.3f", ls_hist_bucket_lo(b) / 1000.0);
+			for (unsigned int c = 0; c < snap->nr_cpus; c++)
+				if (cols[c])
+					printf(" %12llu", (unsigned long long)
+					       hist_at(snap, c, s)->buckets[b]);
+			printf("\n");
+		}
+	}
+	if (!nslots)
+		printf("\n# no events in the window on any stage\n");
+	(void)ncols;
+	free(cols);
+}
+
+/* JSON document, kind "record": per CPU and slot count/sum_ns/max_ns. */
+static void print_json(const struct record_opts *o, const struct ls_snapshot *snap,
+		       const char *backend, uint64_t t0, uint64_t t1, int cmd_status)
+{
+	struct ls_json j;
+	char cpus[128];
+
+	ls_json_init(&j, stdout, false);
+	ls_json_obj_open(&j, NULL);
+	ls_json_u64(&j, "schema", LS_JSON_SCHEMA);
+	ls_json_str(&j, "kind", "record");
+	ls_json_str(&j, "backend", backend);
+	ls_json_u64(&j, "start_ns", t0);
+	ls_json_u64(&j, "end_ns", t1);
+	ls_json_u64(&j, "window_ns", t1 - t0);
+	ls_json_arr_open(&j, "irqs");
+	for (unsigned int i = 0; i < snap->nr_irqs; i++)
+		ls_json_u64(&j, NULL, snap->irqs[i]);
+	ls_json_arr_close(&j);
+	ls_format_cpulist(o->cfg.cpumask, LS_MAX_CPUS, cpus, sizeof(cpus));
+	ls_json_str(&j, "interference_cpus", cpus);
+	ls_json_arr_open(&j, "pids");
+	for (unsigned int i = 0; i < o->cfg.nr_pids; i++)
+		ls_json_i64(&j, NULL, o->cfg.pids[i]);
+	ls_json_arr_close(&j);
+	ls_json_u64(&j, "nr_cpus", snap->nr_cpus);
+	ls_json_u64(&j, "records", snap->records);
+	ls_json_u64(&j, "drops", snap->drops);
+	if (o->cmd) {
+		ls_json_obj_open(&j, "command");
+		ls_json_arr_open(&j, "argv");
+		for (char **a = o->cmd; *a; a++)
+			ls_json_str(&j, NULL, *a);
+		ls_json_arr_close(&j);
+		ls_json_i64(&j, "status", cmd_status);
+		ls_json_obj_close(&j);
+	}
+	ls_json_arr_open(&j, "cpus");
+	for (unsigned int c = 0; c < snap->nr_cpus; c++) {
+		bool opened = false;
+
+		for (unsigned int s = 0; s < LS_NR_SLOTS; s++) {
+			const struct ls_hist *h = hist_at(snap, c, s);
+			unsigned int st;
+			bool has_id;
+			uint32_t id;
+
+			if (!h->count || !slot_valid(s, snap))
+				continue;
+			if (!opened) {
+				ls_json_obj_open(&j, NULL);
+				ls_json_u64(&j, "cpu", c);
+				ls_json_arr_open(&j, "slots");
+				opened = true;
+			}
+			st = slot_stage(s, snap, &id, &has_id);
+			ls_json_obj_open(&j, NULL);
+			ls_json_u64(&j, "slot", s);
+			ls_json_str(&j, "stage", stage_names[st]);
+			if (has_id)
+				ls_json_u64(&j, "id", id);
+			ls_json_u64(&j, "count", h->count);
+			ls_json_u64(&j, "sum_ns", h->sum_ns);
+			ls_json_u64(&j, "max_ns", h->max_ns);
+			ls_json_dbl(&j, "p50_ns", ls_hist_quantile(h, 0.5));
+			ls_json_dbl(&j, "p99_ns", ls_hist_quantile(h, 0.99));
+			ls_json_obj_close(&j);
+		}
+		if (opened) {
+			ls_json_arr_close(&j);
+			ls_json_obj_close(&j);
+		}
+	}
+	ls_json_arr_close(&j);
+	ls_json_obj_close(&j);
+	ls_json_end(&j);
+}
+
+/* drain() callback: one text line per record. */
+static int write_record(const struct ls_record *r, void *ctx)
+{
+	FILE *fp = ctx;
+	const char *name = r->stage < LS_NR_STAGES ? stage_names[r->stage] : "?";
+
+	fprintf(fp, "%llu %llu %u %u %s %u %u 0x%x\n",
+		(unsigned long long)r->start_ns, (unsigned long long)r->end_ns,
+		r->cpu, r->stage, name, r->id, r->aux, r->flags);
+	return 0;
+}
+
+/* Start COMMAND; returns its pid or -1. */
+static pid_t spawn(char **cmd, struct ls_err *err)
+{
+	pid_t pid = fork();
+
+	if (pid < 0) {
+		ls_errnof(err, errno, "record: fork");
+		return -1;
+	}
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		execvp(cmd[0], cmd);
+		fprintf(stderr, "latsplit: record: cannot run '%s': %s\n", cmd[0],
+			strerror(errno));
+		_exit(127);
+	}
+	return pid;
+}
+
+/* `latsplit record`: attach, wait for the window, print. */
+int cmd_record(int argc, char **argv)
+{
+	struct record_opts o = { 0 };
+	const struct ls_backend_ops *ops;
+	struct ls_backend *b = NULL;
+	struct ls_snapshot snap = { 0 };
+	struct ls_afile af = { 0 };
+	struct sigaction sa = { 0 };
+	struct ls_err err = { { 0 } };
+	bool af_open = false;
+	int ret, status = 0, rc = LS_EXIT_USAGE;
+	uint64_t t0, t1;
+	pid_t child = -1;
+
+	ret = parse_opts(argc, argv, &o, &err);
+	if (ret > 0) {
+		usage(stdout);
+		return LS_EXIT_OK;
+	}
+	if (ret) {
+		ls_warn("%s", err.msg);
+		usage(stderr);
+		return LS_EXIT_USAGE;
+	}
+	ops = ls_backend_pick(o.backend, &err);
+	if (!ops)
+		goto fail;
+	if (o.records_path) {
+		if (ls_afile_open(&af, o.records_path, &err))
+			goto fail;
+		af_open = true;
+		fprintf(af.fp, "# start_ns end_ns cpu stage stage_name id aux flags\n");
+	}
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	if (ops->open(&b, &o.cfg, &err))
+		goto fail;
+	t0 = ls_now_ns();
+	if (o.cmd) {
+		child = spawn(o.cmd, &err);
+		if (child < 0)
+			goto fail;
+	}
+	while (!record_stop) {
+		int wait_ms = RECORD_POLL_MS;
+
+		if (o.duration_ns) {
+			uint64_t now = ls_now_ns();
+
+			if (now >= t0 + o.duration_ns)
+				break;
+			if (t0 + o.duration_ns - now < (uint64_t)wait_ms * 1000000)
+				wait_ms = (int)((t0 + o.duration_ns - now) / 1000000) + 1;
+		}
+		if (child > 0) {
+			pid_t w = waitpid(child, &status, WNOHANG);
+
+			if (w == child) {
+				child = -1;
+				break;
+			}
+		}
+		if (af_open) {
+			if (ops->drain(b, write_record, af.fp, wait_ms, &err) < 0)
+				goto fail;
+		} else {
+			usleep((useconds_t)wait_ms * 1000);
+		}
+	}
+	if (child > 0) {
+		/* Interrupted: let the command finish its own way. */
+		kill(child, SIGTERM);
+		waitpid(child, &status, 0);
+		child = -1;
+	}
+	t1 = ls_now_ns();
+	if (af_open && ops->drain(b, write_record, af.fp, 0, &err) < 0)
+		goto fail;
+	if (ops->snapshot(b, &snap, &err))
+		goto fail;
+	ops->close(b);
+	b = NULL;
+	if (af_open) {
+		af_open = false;
+		if (ls_afile_commit(&af, &err))
+			goto fail;
+	}
+	if (o.json)
+		print_json(&o, &snap, ops->name, t0, t1,
+			   o.cmd ? (WIFEXITED(status) ? WEXITSTATUS(status) :
+				    128 + WTERMSIG(status)) : 0);
+	else
+		print_text(&o, &snap, ops->name, t1 - t0);
+	if (o.records_path && snap.drops)
+		ls_warn("record: %llu records dropped (ring full): raise --ring-kib",
+			(unsigned long long)snap.drops);
+	ls_snapshot_free(&snap);
+	rc = LS_EXIT_OK;
+	if (o.cmd && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+		ls_warn("record: command '%s' failed (status %d)", o.cmd[0],
+			WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+		rc = LS_EXIT_FAIL;
+	}
+	return rc;
+fail:
+	ls_warn("%s", err.msg);
+	if (child > 0) {
+		kill(child, SIGTERM);
+		waitpid(child, NULL, 0);
+	}
+	if (b)
+		ops->close(b);
+	if (af_open)
+		ls_afile_abort(&af);
+	ls_snapshot_free(&snap);
+	return LS_EXIT_USAGE;
+}
