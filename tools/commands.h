@@ -11,5 +11,6 @@ struct ls_command {
 
 int cmd_version(int argc, char **argv);
 int cmd_record(int argc, char **argv);
+int cmd_irq(int argc, char **argv);
 
 #endif /* LS_COMMANDS_H */

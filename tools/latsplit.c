@@ -14,6 +14,7 @@
 
 /* The subcommands, in the order `latsplit --help` lists them. */
 static const struct ls_command commands[] = {
+	{ "irq",	cmd_irq,	"per-CPU NIC IRQ/softirq latency, affinity map, warnings" },
 	{ "record",	cmd_record,	"per-CPU IRQ/softirq/NAPI/wakeup stage histograms for a window" },
 	{ "version",	cmd_version,	"print version and ABI/schema versions" },
 };
