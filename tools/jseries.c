@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Find the latency distributions (summaries, samples_ns) in a latsplit JSON document. */
+#include "jseries.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct walker {
+	const struct ls_jdoc *doc;
+	struct ls_series_set *set;
+	size_t cap;
+	struct ls_err *err;
+};
+
+/* Is v a summary object (numeric p50_ns and p99_ns)? */
+static bool is_summary(const struct ls_jv *v)
+{
+	const struct ls_jv *a = ls_jv_get(v, "p50_ns"), *b = ls_jv_get(v, "p99_ns");
+
+	return a && b && a->type == LS_JNUM && b->type == LS_JNUM;
+}
+
+/* The samples_ns array of v, or NULL. */
+static const struct ls_jv *samples_of(const struct ls_jv *v)
+{
+	const struct ls_jv *s = ls_jv_get(v, "samples_ns");
+
+	return s && s->type == LS_JARR ? s : NULL;
+}
+
+/* Error naming the line:column of v. */
+static int at(struct walker *w, const struct ls_jv *v, const char *path,
+	      const char *what)
+{
+	unsigned int line, col;
+
+	ls_jr_pos(w->doc, v->off, &line, &col);
+	return ls_errf(w->err, "%s:%u:%u: %s: %s", w->doc->name, line, col,
+		       path[0] ? path : "(top level)", what);
+}
+
+/* Append a series named path. */
+static int add(struct walker *w, const char *path, const struct ls_jv *summary,
+	       const struct ls_jv *samples)
+{
+	struct ls_series *s;
+
+	if (ls_series_find(w->set, path))
+		return at(w, summary ? summary : samples, path,
+			  "two distributions with the same name");
+	if (w->set->n == w->cap) {
+		size_t ncap = w->cap ? 2 * w->cap : 16;
+		struct ls_series *nv = realloc(w->set->v, ncap * sizeof(*nv));
+
+		if (!nv)
+			return ls_errf(w->err, "%s: out of memory", w->doc->name);
+		w->set->v = nv;
+		w->cap = ncap;
+	}
+	s = &w->set->v[w->set->n++];
+	memset(s, 0, sizeof(*s));
+	snprintf(s->name, sizeof(s->name), "%s", path[0] ? path : "(top level)");
+	s->summary = summary;
+	s->samples = samples;
+	s->p50_ns = NAN;
+	s->p99_ns = NAN;
+	if (summary) {
+		const struct ls_jv *c = ls_jv_get(summary, "count");
+
+		s->p50_ns = ls_jv_get(summary, "p50_ns")->num;
+		s->p99_ns = ls_jv_get(summary, "p99_ns")->num;
+		if (c && c->type == LS_JNUM && c->num >= 0)
+			s->count = (size_t)c->num;
+	}
+	if (samples) {
+		for (size_t i = 0; i < samples->arr.n; i++) {
+			const struct ls_jv *x = &samples->arr.v[i];
+
+			if (x->type != LS_JNUM || !(x->num >= 0)) {
+				char what[96];
+
+				snprintf(what, sizeof(what),
+					 "samples_ns[%zu] is %s, expected a number >= 0", i,
+					 x->type == LS_JNUM ? "negative" : ls_jtype_name(x->type));
+				return at(w, x, path, what);
+			}
+		}
+	}
+	return 0;
+}
+
+/* Name of array element i: [name=X], [cpu=N], [irq=N] or [i]. */
+static void elem_name(const struct ls_jv *e, size_t i, char *buf, size_t len)
+{
+	static const char *const keys[] = { "cpu", "irq", "id" };
+	const struct ls_jv *k = ls_jv_get(e, "name");
+
+	if (k && k->type == LS_JSTR) {
+		snprintf(buf, len, "[name=%.60s]", k->str.s);
+		return;
+	}
+	for (size_t j = 0; j < ARRAY_SIZE(keys); j++) {
+		k = ls_jv_get(e, keys[j]);
+		if (k && k->type == LS_JNUM) {
+			snprintf(buf, len, "[%s=%.0f]", keys[j], k->num);
+			return;
+		}
+	}
+	snprintf(buf, len, "[%zu]", i);
+}
+
+/* Join a path and a component. */
+static void join(char *out, size_t len, const char *path, const char *comp, bool dot)
+{
+	snprintf(out, len, "%s%s%s", path, path[0] && dot ? "." : "", comp);
+}
+
+/* Walk v (at path), adding every series under it. */
+static int walk(struct walker *w, const struct ls_jv *v, const char *path)
+{
+	char sub[256];
+	int err;
+
+	if (v->type == LS_JARR) {
+		for (size_t i = 0; i < v->arr.n; i++) {
+			char comp[80];
+
+			elem_name(&v->arr.v[i], i, comp, sizeof(comp));
+			join(sub, sizeof(sub), path, comp, false);
+			err = walk(w, &v->arr.v[i], sub);
+			if (err)
+				return err;
+		}
+		return 0;
+	}
+	if (v->type != LS_JOBJ)
+		return 0;
+	{
+		const struct ls_jv *samples = samples_of(v);
+		const struct ls_jv *child = NULL;
+		const char *child_key = NULL;
+		size_t nchild = 0;
+
+		if (!samples && ls_jv_get(v, "samples_ns"))
+			return at(w, ls_jv_get(v, "samples_ns"), path,
+				  "samples_ns is not an array");
+		if (is_summary(v)) {
+			err = add(w, path, v, samples);
+			if (err)
+				return err;
+		} else if (samples) {
+			for (size_t i = 0; i < v->obj.n; i++) {
+				const struct ls_jv *c = &v->obj.m[i].val;
+
+				if (is_summary(c) && !samples_of(c)) {
+					nchild++;
+					child = c;
+					child_key = v->obj.m[i].key;
+				}
+			}
+			if (nchild == 1) {
+				join(sub, sizeof(sub), path, child_key, true);
+				err = add(w, sub, child, samples);
+			} else {
+				err = add(w, path, NULL, samples);
+				child = NULL;
+			}
+			if (err)
+				return err;
+		}
+		for (size_t i = 0; i < v->obj.n; i++) {
+			const struct ls_jv *c = &v->obj.m[i].val;
+
+			if (c == child || c == samples)
+				continue;
+			join(sub, sizeof(sub), path, v->obj.m[i].key, true);
+			err = walk(w, c, sub);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+/* Check the header and collect every series of doc. */
+int ls_series_collect(const struct ls_jdoc *doc, struct ls_series_set *set,
+		      struct ls_err *err)
+{
+	struct walker w = { .doc = doc, .set = set, .err = err };
+	const struct ls_jv *schema, *kind;
+
+	memset(set, 0, sizeof(*set));
+	if (doc->root.type != LS_JOBJ)
+		return ls_errf(err, "%s: not a latsplit document (top level is %s, not an object)",
+			       doc->name, ls_jtype_name(doc->root.type));
+	schema = ls_jv_get(&doc->root, "schema");
+	kind = ls_jv_get(&doc->root, "kind");
+	if (!schema || schema->type != LS_JNUM)
+		return ls_errf(err, "%s: not a latsplit document (no numeric \"schema\")",
+			       doc->name);
+	if (!kind || kind->type != LS_JSTR)
+		return ls_errf(err, "%s: not a latsplit document (no string \"kind\")",
+			       doc->name);
+	set->schema = schema->num;
+	snprintf(set->kind, sizeof(set->kind), "%s", kind->str.s);
+	if (walk(&w, &doc->root, "")) {
+		ls_series_free(set);
+		return -1;
+	}
+	return 0;
+}
+
+/* Free a series set. */
+void ls_series_free(struct ls_series_set *set)
+{
+	free(set->v);
+	set->v = NULL;
+	set->n = 0;
+}
+
+/* Find a series by name. */
+const struct ls_series *ls_series_find(const struct ls_series_set *set,
+				       const char *name)
+{
+	for (size_t i = 0; i < set->n; i++) {
+		if (!strcmp(set->v[i].name, name))
+			return &set->v[i];
+	}
+	return NULL;
+}
+
+/* Copy a series' samples into a new array. */
+int ls_series_samples(const struct ls_series *s, double **out, size_t *n,
+		      struct ls_err *err)
+{
+	double *v;
+
+	*out = NULL;
+	*n = 0;
+	if (!s->samples || !s->samples->arr.n)
+		return 0;
+	v = malloc(s->samples->arr.n * sizeof(*v));
+	if (!v)
+		return ls_errf(err, "%s: out of memory for %zu samples", s->name,
+			       s->samples->arr.n);
+	for (size_t i = 0; i < s->samples->arr.n; i++)
+		v[i] = s->samples->arr.v[i].num;
+	*out = v;
+	*n = s->samples->arr.n;
+	return 0;
+}

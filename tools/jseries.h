@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Latency distributions found in a latsplit JSON document (any kind).
+ *
+ * A series is an object that carries a summary (numeric "p50_ns" and
+ * "p99_ns", as ls_json_summary() writes) and/or raw values
+ * ("samples_ns": [numbers]). An object with samples but no summary of its
+ * own that has exactly one child summary without samples is one series,
+ * named after that child. Names are dotted paths from the root; array
+ * elements are named [name=X], [cpu=N], [irq=N] or [N] (the first that
+ * applies), so the same series matches across two documents.
+ */
+#ifndef LS_JSERIES_H
+#define LS_JSERIES_H
+
+#include <stddef.h>
+
+#include "jsonr.h"
+#include "util.h"
+
+struct ls_series {
+	char name[256];
+	const struct ls_jv *summary;	/* object with p50_ns/p99_ns, or NULL */
+	const struct ls_jv *samples;	/* "samples_ns" array, or NULL */
+	double p50_ns, p99_ns;		/* from summary (NAN without one) */
+	size_t count;			/* summary "count" if present, else 0 */
+};
+
+struct ls_series_set {
+	struct ls_series *v;
+	size_t n;
+	char kind[32];			/* the document's "kind" */
+	double schema;			/* the document's "schema" */
+};
+
+/*
+ * Check the header (object with numeric "schema" and string "kind") and
+ * collect every series. Values inside samples_ns must be finite numbers
+ * >= 0: anything else is an error naming its line:column.
+ */
+int ls_series_collect(const struct ls_jdoc *doc, struct ls_series_set *set,
+		      struct ls_err *err);
+void ls_series_free(struct ls_series_set *set);
+/* Find a series by name, or NULL. */
+const struct ls_series *ls_series_find(const struct ls_series_set *set,
+				       const char *name);
+/* Copy a series' samples into a new array (caller frees); n = 0 if none. */
+int ls_series_samples(const struct ls_series *s, double **out, size_t *n,
+		      struct ls_err *err);
+
+#endif /* LS_JSERIES_H */
