@@ -226,7 +226,7 @@ int ls_oob_hello_parse(const uint8_t *p, size_t len, struct ls_oob_hello *m,
 		return ls_errf(err, "HELLO: QP timeout %u exceeds 31", m->qp_timeout);
 	if (!m->iters == !m->duration_ns)
 		return ls_errf(err, "HELLO: exactly one of iterations and duration must be set");
-	if (!m->capacity || m->capacity > (1ull << 26) || m->iters > m->capacity)
+	if (!m->capacity || m->capacity > LS_OOB_MAX_COUNT || m->iters > m->capacity)
 		return ls_errf(err, "HELLO: sample capacity %llu is out of range",
 			       (unsigned long long)m->capacity);
 	if (!m->nsizes || m->nsizes > LS_OOB_MAX_SIZES)
@@ -293,7 +293,7 @@ int ls_oob_run_parse(const uint8_t *p, size_t len, struct ls_oob_run *m,
 		return ls_errf(err, "run message: run index %u out of range", m->index);
 	if (m->size > (1u << 30))
 		return ls_errf(err, "run message: size %u out of range", m->size);
-	if (m->count > (1ull << 26))
+	if (m->count > LS_OOB_MAX_COUNT)
 		return ls_errf(err, "run message: count %llu out of range",
 			       (unsigned long long)m->count);
 	return 0;

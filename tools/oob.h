@@ -35,6 +35,7 @@
 #define LS_OOB_MAX_PAYLOAD	(256u << 20)
 #define LS_OOB_MAX_SIZES	32		/* sizes in one sweep */
 #define LS_OOB_TEXT_MAX		200		/* error text */
+#define LS_OOB_MAX_COUNT	(1u << 23)	/* samples per run */
 
 enum ls_oob_type {
 	LS_OOB_HELLO	= 1,	/* prober -> responder: parameters + QP */

@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The verbs latency probe engine: an RC ping-pong (RDMA WRITE, SEND/RECV)
+ * or RDMA READ between a prober and a responder, connected over the OOB
+ * control channel (tools/oob.h) or rdma_cm. `latsplit probe` and
+ * `latsplit breakdown` both drive it through this API.
+ *
+ * Every sample keeps its start and end in CLOCK_MONOTONIC ns (the clock
+ * the kernel backends stamp with). Memory is one fixed-size record per
+ * sample, preallocated before the first iteration.
+ *
+ * Prober sample i: start = just before posting request i, end = when the
+ * answer was seen (the last byte of the buffer changed, or the completion
+ * was polled). Responder iteration i: start = when it saw request i,
+ * end = just after it posted the answer. The responder ships its stamps
+ * to the prober at the end of every run (LS_OOB_STAMPS).
+ */
+#ifndef LS_PROBE_H
+#define LS_PROBE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "oob.h"
+#include "util.h"
+
+enum ls_probe_verb { LS_VERB_WRITE = 0, LS_VERB_SEND = 1, LS_VERB_READ = 2 };
+
+/* What the HW completion timestamps are, when the device has them. */
+enum ls_probe_hwclock {
+	LS_HWCLOCK_NONE = 0,	/* device reports none (rxe) */
+	LS_HWCLOCK_HCA,		/* free-running HCA clock, ticks / hca_core_clock kHz -> ns */
+	LS_HWCLOCK_WALLCLOCK,	/* IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK, ns */
+};
+
+#define LS_PROBE_MAX_SIZES	LS_OOB_MAX_SIZES
+#define LS_PROBE_MAX_CAPACITY	((uint64_t)LS_OOB_MAX_COUNT)
+
+struct ls_probe_run;
+
+struct ls_probe_opts {
+	const char *device;		/* NULL: first device (or rdma_cm's choice) */
+	unsigned int ib_port;		/* 1-based */
+	int gid_index;			/* -1: auto (first RoCE v2 IPv4 GID, else 0) */
+	uint32_t sizes[LS_PROBE_MAX_SIZES];	/* message sizes, one run each */
+	unsigned int nsizes;
+	uint64_t iters;			/* per run (0 when duration_ns is set) */
+	uint64_t duration_ns;		/* per run (0 when iters is set) */
+	uint64_t capacity;		/* max samples per run with duration_ns (0: auto) */
+	unsigned int mtu;		/* bytes, 0 = port's active MTU */
+	enum ls_probe_verb verb;
+	bool events;			/* completion channel instead of busy poll */
+	unsigned int qp_timeout;	/* IB local ACK timeout exponent (4.096 us * 2^t) */
+	int cpu;			/* pin to this CPU, -1 = no pinning */
+	const char *peer;		/* prober: responder host; responder: bind host or NULL */
+	uint16_t port;			/* OOB TCP port (and rdma_cm port) */
+	bool rdma_cm;			/* connect the QP with rdma_cm */
+	uint64_t connect_timeout_ns;	/* connecting / handshake */
+	uint64_t wait_timeout_ns;	/* one iteration's answer or completion */
+	uint64_t listen_timeout_ns;	/* responder: wait for a prober, 0 = forever */
+	bool serve_forever;		/* responder: keep serving after a session */
+	bool quiet;			/* responder: no log lines on stderr */
+
+	/* Called about every 250 ms during a run (NULL: none). */
+	void (*progress)(void *arg, const struct ls_probe_run *run, uint64_t done);
+	/* Called right before the first iteration / after the last of each run. */
+	void (*run_start)(void *arg, const struct ls_probe_run *run);
+	void (*run_end)(void *arg, const struct ls_probe_run *run);
+	/*
+	 * Called on both sides after the last run's stamps were exchanged and
+	 * before BYE, with the live control connection: exchange extra data with
+	 * ls_oob_send_blob / ls_oob_recv_blob (breakdown ships the responder's
+	 * kernel records this way). is_prober tells the side. Non-zero fails
+	 * the session with err.
+	 */
+	int (*finish)(void *arg, struct ls_oob *oob, bool is_prober, struct ls_err *err);
+	void *arg;
+};
+
+/* One timestamped sample (16 bytes). */
+struct ls_probe_sample {
+	uint64_t start_ns;
+	uint64_t end_ns;
+};
+
+/* One run: one message size. */
+struct ls_probe_run {
+	uint32_t index;
+	uint32_t size;
+	uint64_t capacity;		/* records preallocated */
+	uint64_t count;			/* records filled */
+	struct ls_probe_sample *samples;	/* [capacity], this side's stamps */
+	uint64_t *hw_end_ns;		/* [capacity] or NULL: HW completion ts that ended a sample */
+	uint64_t peer_count;
+	struct ls_probe_sample *peer;	/* prober: responder's {seen, answered}, its clock */
+	uint64_t begin_ns, finish_ns;	/* run wall time, CLOCK_MONOTONIC */
+	bool complete;			/* false when cut short by a fault */
+};
+
+/* Facts about the local RDMA port, for headers and the breakdown. */
+struct ls_probe_dev {
+	char name[64];
+	unsigned int port;
+	int gid_index;
+	char gid[64];			/* textual GID */
+	char gid_type[32];		/* "RoCE v2", "IB/RoCE v1", ... */
+	char netdev[32];		/* rxe0 -> eth0, "" if unknown */
+	unsigned int active_mtu;	/* bytes */
+	unsigned int max_mtu;
+	char rate[64];			/* sysfs "10 Gb/sec (4X QDR)" */
+	double link_gbps;		/* active speed x width, 0 if unknown */
+	uint32_t max_msg_sz;
+	uint64_t hca_core_clock_khz;
+	enum ls_probe_hwclock hwclock;
+};
+
+struct ls_probe_result {
+	bool is_prober;
+	enum ls_probe_verb verb;
+	bool events;
+	bool rdma_cm;
+	unsigned int mtu;		/* path MTU used, bytes */
+	int cpu;			/* pinned CPU or -1 */
+	int ran_on_cpu;			/* CPU at the start of the first run */
+	const char *clock;		/* "CLOCK_MONOTONIC" */
+	struct ls_probe_dev dev;
+	unsigned int peer_active_mtu;
+	char peer[80];
+	unsigned int nruns;
+	struct ls_probe_run runs[LS_PROBE_MAX_SIZES];
+	char fault[512];		/* why the session ended early ("" = clean) */
+};
+
+/* Defaults: port 1, auto GID, 4 B, 1000 iters, WRITE, poll, timeout 14, 5 s / 10 s. */
+void ls_probe_opts_init(struct ls_probe_opts *o);
+/* Validate the options alone (not the device); 0 or an error. */
+int ls_probe_opts_check(const struct ls_probe_opts *o, bool is_prober, struct ls_err *err);
+/*
+ * Run a session as the prober against o->peer. On a fault after runs
+ * started, the result keeps what was measured (run->complete false,
+ * result->fault set) and the call fails with err.
+ */
+int ls_probe_run_client(const struct ls_probe_opts *o, struct ls_probe_result *r,
+			struct ls_err *err);
+/*
+ * Serve prober sessions. Bad handshakes (garbage, truncated, wrong version)
+ * are rejected, logged on stderr and the responder keeps listening. Returns
+ * after the first completed session (unless serve_forever), with r holding
+ * this side's stamps.
+ */
+int ls_probe_run_server(const struct ls_probe_opts *o, struct ls_probe_result *r,
+			struct ls_err *err);
+/* Free what a run_* call allocated (idempotent). */
+void ls_probe_result_free(struct ls_probe_result *r);
+
+/* One-way latency of a sample: RTT / 2, or READ's full time (as perftest). */
+unsigned int ls_probe_rtt_divisor(enum ls_probe_verb v);
+const char *ls_probe_verb_name(enum ls_probe_verb v);
+int ls_probe_parse_verb(const char *s, enum ls_probe_verb *v, struct ls_err *err);
+
+/* HCA clock ticks to ns with the clock in kHz (ibv_device_attr_ex.hca_core_clock). */
+uint64_t ls_probe_hca_ticks_to_ns(uint64_t ticks, uint64_t khz);
+/* Path MTU bytes <-> enum ibv_mtu (0 on an invalid value). */
+int ls_probe_mtu_to_ibv(unsigned int bytes);
+unsigned int ls_probe_ibv_to_mtu(int ibv_mtu);
+
+/* Record a sample into a preallocated run (the hot-path bookkeeping). */
+static inline void ls_probe_record(struct ls_probe_run *run, uint64_t start_ns,
+				   uint64_t end_ns)
+{
+	struct ls_probe_sample *s = &run->samples[run->count++];
+
+	s->start_ns = start_ns;
+	s->end_ns = end_ns;
+}
+
+#endif /* LS_PROBE_H */
