@@ -1,23 +1,583 @@
 // SPDX-License-Identifier: GPL-2.0
-/* latsplit.ko: placeholder entry until the module proper lands (issue 3). */
+/*
+ * latsplit.ko: per-CPU NIC processing-delay probes.
+ *
+ * Timestamps, per CPU, what the kernel does for a NIC between "the device
+ * raised an interrupt" and "the work is processed" (hard IRQ, softirq wait
+ * and run, NAPI polls, completion, wakeup, interference, preemption) into
+ * log-linear histograms and an optional interval-record stream, with the
+ * ABI of include/uapi/latsplit.h. Control and data: debugfs, see
+ * Documentation/kmod.rst.
+ *
+ * This file: module parameters, the configuration and its swap, init/exit.
+ */
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
+#include <linux/interrupt.h>
+#include <linux/irq.h>
+#include <linux/irqdesc.h>
+#include <linux/kernel.h>
 #include <linux/module.h>
-#include <linux/init.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/vmalloc.h>
 
-#include <uapi/latsplit.h>
+#include "latsplit.h"
+
+static char *irqs = "";
+module_param(irqs, charp, 0444);
+MODULE_PARM_DESC(irqs, "IRQ numbers to watch from load, e.g. \"24,25\" (default none)");
+
+static char *cpus = "";
+module_param(cpus, charp, 0444);
+MODULE_PARM_DESC(cpus, "CPUs whose hardirq+softirq time is INTERFERENCE, a cpulist such as \"0-1\" (default none)");
+
+static unsigned int ring_kib = 64;
+module_param(ring_kib, uint, 0444);
+MODULE_PARM_DESC(ring_kib, "record ring per CPU in KiB, 0 = histograms only (default 64, max 65536)");
+
+static bool enable;
+module_param(enable, bool, 0444);
+MODULE_PARM_DESC(enable, "start tracing at load (default off)");
+
+static unsigned long completion_max_us = 1000000;
+module_param(completion_max_us, ulong, 0444);
+MODULE_PARM_DESC(completion_max_us, "longest COMPLETION interval kept; an older pending interrupt is dropped (default 1000000 = 1 s)");
+
+struct ls_cfg __rcu *ls_active;		/* what the probes see; NULL = stopped */
+struct ls_pcpu __percpu *ls_pcpu;
+unsigned long ls_completion_max_ns;
+
+static DEFINE_MUTEX(ls_ctl_mutex);	/* the control path */
+static struct ls_cfg *ls_cur;		/* current configuration (ls_ctl_mutex) */
+static bool ls_enabled;			/* READ_ONCE outside ls_ctl_mutex */
+static enum cpuhp_state ls_cpuhp_state;
+
+/* True while tracing is on. */
+bool ls_is_enabled(void)
+{
+	return READ_ONCE(ls_enabled);
+}
+
+/* LS_HDR_F_* for the hist header. */
+u32 ls_hdr_flags(void)
+{
+	u32 f = 0;
+
+	if (ls_is_enabled())
+		f |= LS_HDR_F_ENABLED;
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		f |= LS_HDR_F_PREEMPT_RT;
+	if (ls_wakeup_hook_armed())
+		f |= LS_HDR_F_WAKEUP_HOOK;
+	return f;
+}
+
+/* Copy the watched IRQ list (for the hist header); returns the count. */
+u32 ls_cfg_irqs(u32 *out)
+{
+	u32 n;
+
+	mutex_lock(&ls_ctl_mutex);
+	n = ls_cur->nr_irqs;
+	memcpy(out, ls_cur->irqs, n * sizeof(*out));
+	mutex_unlock(&ls_ctl_mutex);
+	return n;
+}
+
+/* Forget every interval in flight on one CPU (its probes cannot run). */
+void ls_pcpu_clear_transient(struct ls_pcpu *pc)
+{
+	memset(&pc->transient, 0, sizeof(pc->transient));
+}
+
+/* Forget every interval in flight on every CPU (probes stopped). */
+static void ls_clear_all_transient(void)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		ls_pcpu_clear_transient(per_cpu_ptr(ls_pcpu, cpu));
+	ls_tasks_clear();
+}
+
+/* CPU hotplug, prepare step (the CPU is still down): start it clean. */
+static int ls_cpu_prepare(unsigned int cpu)
+{
+	ls_pcpu_clear_transient(per_cpu_ptr(ls_pcpu, cpu));
+	return 0;
+}
+
+/* The handler thread of an IRQ (first action that has one), or 0. */
+static pid_t ls_irq_thread_pid(unsigned int irq)
+{
+	struct irq_data *d = irq_get_irq_data(irq);
+	struct irq_desc *desc;
+	struct irqaction *a;
+	unsigned long fl;
+	pid_t pid = 0;
+
+	if (!d)
+		return 0;
+	desc = irq_data_to_desc(d);
+	raw_spin_lock_irqsave(&desc->lock, fl);
+	for (a = desc->action; a; a = a->next) {
+		if (a->thread) {
+			pid = a->thread->pid;
+			break;
+		}
+	}
+	raw_spin_unlock_irqrestore(&desc->lock, fl);
+	return pid;
+}
+
+/* A control request: the configuration it builds and the actions it asks for. */
+struct ls_ctl_req {
+	struct ls_cfg cfg;
+	bool irqs_changed;
+	bool ring_changed;
+	bool reset;
+	int enable;			/* -1 unchanged, 0 disable, 1 enable */
+};
+
+/* Parse "none" or a comma list of unsigned ints into v (at most max). */
+static int ls_parse_list(char *arg, u32 *v, u32 max, u32 *n)
+{
+	char *tok;
+	u32 i;
+	int err;
+
+	*n = 0;
+	if (!strcmp(arg, "none"))
+		return 0;
+	if (!*arg)
+		return -EINVAL;
+	while ((tok = strsep(&arg, ",")) != NULL) {
+		if (*n >= max)
+			return -EINVAL;
+		err = kstrtou32(strim(tok), 10, &v[*n]);
+		if (err)
+			return -EINVAL;
+		for (i = 0; i < *n; i++)
+			if (v[i] == v[*n])
+				return -EINVAL;
+		(*n)++;
+	}
+	return 0;
+}
+
+/* `irqs LIST`: every IRQ must exist and have a handler. */
+static int ls_verb_irqs(struct ls_ctl_req *req, char *arg)
+{
+	u32 v[LS_MAX_IRQS], n, i;
+	int err;
+
+	err = ls_parse_list(arg, v, LS_MAX_IRQS, &n);
+	if (err)
+		return err;
+	for (i = 0; i < n; i++) {
+		if (v[i] >= nr_irqs || !irq_has_action(v[i])) {
+			pr_debug(LS_NAME ": irq %u: no such IRQ or no handler\n", v[i]);
+			return -EINVAL;
+		}
+	}
+	req->cfg.nr_irqs = n;
+	memcpy(req->cfg.irqs, v, sizeof(v));
+	req->irqs_changed = true;
+	return 0;
+}
+
+/* `cpus LIST`: online CPUs below LS_MAX_CPUS, or none. */
+static int ls_verb_cpus(struct ls_ctl_req *req, char *arg)
+{
+	struct cpumask *m = &req->cfg.cpus;
+
+	if (!strcmp(arg, "none")) {
+		cpumask_clear(m);
+		return 0;
+	}
+	if (!*arg || cpulist_parse(arg, m))
+		return -EINVAL;
+	if (cpumask_empty(m) || !cpumask_subset(m, cpu_online_mask) ||
+	    cpumask_last(m) >= LS_MAX_CPUS)
+		return -EINVAL;
+	return 0;
+}
+
+/* `tasks LIST`: thread ids (writer's pid namespace) of live tasks. */
+static int ls_verb_tasks(struct ls_ctl_req *req, char *arg)
+{
+	u32 v[LS_MAX_TASKS], n, i, j;
+	struct task_struct *t;
+	int err;
+
+	err = ls_parse_list(arg, v, LS_MAX_TASKS, &n);
+	if (err)
+		return err;
+	for (i = 0; i < n; i++) {
+		if (!v[i] || v[i] > PID_MAX_LIMIT)
+			return -EINVAL;
+		rcu_read_lock();
+		t = pid_task(find_vpid(v[i]), PIDTYPE_PID);
+		req->cfg.tasks[i] = t ? task_pid_nr(t) : 0;
+		rcu_read_unlock();
+		if (!req->cfg.tasks[i])
+			return -EINVAL;
+		for (j = 0; j < i; j++)
+			if (req->cfg.tasks[j] == req->cfg.tasks[i])
+				return -EINVAL;
+	}
+	req->cfg.nr_tasks = n;
+	return 0;
+}
+
+/* `ring KIB`: record ring per CPU. */
+static int ls_verb_ring(struct ls_ctl_req *req, char *arg)
+{
+	u32 kib;
+
+	if (kstrtou32(arg, 10, &kib) || kib > LS_RING_MAX_KIB)
+		return -EINVAL;
+	if (kib != req->cfg.ring_kib)
+		req->ring_changed = true;
+	req->cfg.ring_kib = kib;
+	return 0;
+}
+
+/* Parse one line "VERB [ARG]" into req. */
+static int ls_parse_line(struct ls_ctl_req *req, char *line)
+{
+	char *verb, *arg;
+
+	line = strim(line);
+	if (!*line)
+		return 0;
+	verb = strsep(&line, " \t");
+	arg = line ? strim(line) : NULL;
+	if (!strcmp(verb, "enable") || !strcmp(verb, "disable") ||
+	    !strcmp(verb, "reset")) {
+		if (arg && *arg)
+			return -EINVAL;
+		if (!strcmp(verb, "reset"))
+			req->reset = true;
+		else
+			req->enable = !strcmp(verb, "enable");
+		return 0;
+	}
+	if (!arg)
+		return -EINVAL;
+	if (!strcmp(verb, "irqs"))
+		return ls_verb_irqs(req, arg);
+	if (!strcmp(verb, "cpus"))
+		return ls_verb_cpus(req, arg);
+	if (!strcmp(verb, "tasks"))
+		return ls_verb_tasks(req, arg);
+	if (!strcmp(verb, "ring"))
+		return ls_verb_ring(req, arg);
+	return -EINVAL;
+}
+
+/*
+ * Apply a validated request: stop the probes, swap configuration and
+ * rings, reset, restart. Caller holds ls_ctl_mutex. Nothing changes unless
+ * every allocation succeeded.
+ */
+static int ls_commit(struct ls_ctl_req *req)
+{
+	struct ls_ring **rings = NULL;
+	bool was_on = ls_enabled, on;
+	struct ls_cfg *cfg, *old;
+	u32 i;
+	int err;
+
+	on = req->enable < 0 ? was_on : req->enable;
+	cfg = kmemdup(&req->cfg, sizeof(*cfg), GFP_KERNEL);
+	if (!cfg)
+		return -ENOMEM;
+	/* Threads may have come and gone since the IRQ list was written. */
+	for (i = 0; i < cfg->nr_irqs; i++)
+		cfg->irq_thread[i] = ls_irq_thread_pid(cfg->irqs[i]);
+	if (req->ring_changed) {
+		if (ls_records_busy()) {
+			err = -EBUSY;
+			goto fail_cfg;
+		}
+		rings = kcalloc(nr_cpu_ids, sizeof(*rings), GFP_KERNEL);
+		if (!rings) {
+			err = -ENOMEM;
+			goto fail_cfg;
+		}
+		if (cfg->ring_kib) {
+			err = ls_rings_alloc(rings, cfg->ring_kib);
+			if (err)
+				goto fail_rings;
+		}
+	}
+
+	/* Stop: after the grace period no probe holds the old cfg. */
+	if (was_on) {
+		RCU_INIT_POINTER(ls_active, NULL);
+		synchronize_rcu();
+	}
+	ls_clear_all_transient();
+	if (rings)
+		ls_rings_install(rings);	/* rings[] now holds the old ones */
+	old = ls_cur;
+	ls_cur = cfg;
+	if (req->irqs_changed || req->reset)
+		ls_hist_reset();	/* IRQ slots change meaning */
+	if (req->reset || req->ring_changed)
+		ls_rings_reset();
+	WRITE_ONCE(ls_enabled, on);
+	if (on)
+		rcu_assign_pointer(ls_active, cfg);
+	else
+		ls_records_wake();	/* readers see end of file */
+	kfree(old);
+	if (rings) {
+		ls_rings_free(rings);
+		kfree(rings);
+	}
+	return 0;
+
+fail_rings:
+	kfree(rings);
+fail_cfg:
+	kfree(cfg);
+	return err;
+}
+
+/*
+ * Apply control text: one or more verb lines, validated as a whole and
+ * applied all or nothing. nowait: -EBUSY when another writer is active.
+ */
+int ls_ctl_apply(const char *text, bool nowait)
+{
+	struct ls_ctl_req *req;
+	char *buf, *p, *line;
+	int err;
+
+	buf = kstrdup(text, GFP_KERNEL);
+	req = kzalloc(sizeof(*req), GFP_KERNEL);
+	if (!buf || !req) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if (nowait) {
+		if (!mutex_trylock(&ls_ctl_mutex)) {
+			err = -EBUSY;
+			goto out;
+		}
+	} else {
+		mutex_lock(&ls_ctl_mutex);
+	}
+	req->cfg = *ls_cur;
+	req->enable = -1;
+	p = buf;
+	while ((line = strsep(&p, "\n")) != NULL) {
+		err = ls_parse_line(req, line);
+		if (err)
+			goto unlock;
+	}
+	err = ls_commit(req);
+unlock:
+	mutex_unlock(&ls_ctl_mutex);
+out:
+	kfree(req);
+	kfree(buf);
+	return err;
+}
+
+/* seq_file helper: "key a,b,c" or "key none". */
+static void ls_show_list(struct seq_file *m, const char *key, const u32 *v,
+			 u32 n)
+{
+	u32 i;
+
+	seq_printf(m, "%s ", key);
+	if (!n)
+		seq_puts(m, "none");
+	for (i = 0; i < n; i++)
+		seq_printf(m, "%s%u", i ? "," : "", v[i]);
+	seq_putc(m, '\n');
+}
+
+/* The `config` file: the current configuration, one "key value" per line. */
+int ls_cfg_show(struct seq_file *m)
+{
+	const struct ls_cfg *c;
+	u32 i;
+
+	mutex_lock(&ls_ctl_mutex);
+	c = ls_cur;
+	seq_printf(m, "abi %d\n", LATSPLIT_ABI_VERSION);
+	seq_printf(m, "enabled %d\n", ls_enabled);
+	ls_show_list(m, "irqs", c->irqs, c->nr_irqs);
+	seq_puts(m, "irq_threads ");
+	if (!c->nr_irqs)
+		seq_puts(m, "none");
+	for (i = 0; i < c->nr_irqs; i++)
+		seq_printf(m, "%s%u:%d", i ? "," : "", c->irqs[i],
+			   c->irq_thread[i]);
+	seq_putc(m, '\n');
+	if (cpumask_empty(&c->cpus))
+		seq_puts(m, "cpus none\n");
+	else
+		seq_printf(m, "cpus %*pbl\n", cpumask_pr_args(&c->cpus));
+	ls_show_list(m, "tasks", (const u32 *)c->tasks, c->nr_tasks);
+	seq_printf(m, "ring_kib %u\n", c->ring_kib);
+	seq_printf(m, "ring_records %zu\n", c->ring_kib ?
+		   (size_t)rounddown_pow_of_two((size_t)c->ring_kib * 1024 /
+						sizeof(struct ls_record)) : 0);
+	seq_printf(m, "completion_max_ns %lu\n", ls_completion_max_ns);
+	seq_printf(m, "wakeup_hook %s\n", ls_wakeup_hook_armed() ? "armed" : "off");
+	seq_printf(m, "preempt_rt %d\n", IS_ENABLED(CONFIG_PREEMPT_RT) ? 1 : 0);
+	seq_printf(m, "nr_cpu_ids %u\n", nr_cpu_ids);
+	mutex_unlock(&ls_ctl_mutex);
+	return 0;
+}
+
+/* Stop tracing for good (module exit). */
+static void ls_stop(void)
+{
+	mutex_lock(&ls_ctl_mutex);
+	RCU_INIT_POINTER(ls_active, NULL);
+	WRITE_ONCE(ls_enabled, false);
+	mutex_unlock(&ls_ctl_mutex);
+	synchronize_rcu();
+}
+
+/* Free every CPU's histograms and rings. */
+static void ls_pcpu_free(void)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct ls_pcpu *pc = per_cpu_ptr(ls_pcpu, cpu);
+
+		vfree(pc->ring);
+		pc->ring = NULL;
+		kvfree(pc->hist);
+		pc->hist = NULL;
+	}
+	free_percpu(ls_pcpu);
+}
+
+/* Allocate per-CPU state and histograms for every possible CPU. */
+static int ls_pcpu_alloc(void)
+{
+	unsigned int cpu;
+
+	ls_pcpu = alloc_percpu(struct ls_pcpu);
+	if (!ls_pcpu)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		struct ls_pcpu *pc = per_cpu_ptr(ls_pcpu, cpu);
+
+		pc->hist = kvzalloc_node(LS_NR_SLOTS * sizeof(struct ls_hist),
+					 GFP_KERNEL, cpu_to_node(cpu));
+		if (!pc->hist) {
+			ls_pcpu_free();
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* Build the control text that module parameters stand for. */
+static char *ls_param_text(void)
+{
+	return kasprintf(GFP_KERNEL, "irqs %s\ncpus %s\nring %u\n%s\n",
+			 *irqs ? irqs : "none", *cpus ? cpus : "none", ring_kib,
+			 enable ? "enable" : "disable");
+}
 
 /* Module entry. */
 static int __init latsplit_init(void)
 {
-	pr_info("latsplit: abi %d loaded\n", LATSPLIT_ABI_VERSION);
+	char *text;
+	int err;
+
+	ls_completion_max_ns = completion_max_us * NSEC_PER_USEC;
+	err = ls_pcpu_alloc();
+	if (err)
+		return err;
+	ls_cur = kzalloc(sizeof(*ls_cur), GFP_KERNEL);
+	if (!ls_cur) {
+		err = -ENOMEM;
+		goto fail_pcpu;
+	}
+	err = ls_ring_init();
+	if (err)
+		goto fail_cfg;
+	err = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, "latsplit:prepare",
+					ls_cpu_prepare, NULL);
+	if (err < 0)
+		goto fail_ring;
+	ls_cpuhp_state = err;
+	err = ls_probes_register();
+	if (err)
+		goto fail_cpuhp;
+	err = ls_wakeup_hook_init();
+	if (err)
+		goto fail_probes;
+	err = ls_debugfs_init();
+	if (err)
+		goto fail_hook;
+	text = ls_param_text();
+	if (!text) {
+		err = -ENOMEM;
+		goto fail_debugfs;
+	}
+	err = ls_ctl_apply(text, false);
+	kfree(text);
+	if (err) {
+		pr_err(LS_NAME ": bad module parameters (irqs=\"%s\" cpus=\"%s\" ring_kib=%u): %d\n",
+		       irqs, cpus, ring_kib, err);
+		goto fail_debugfs;
+	}
+	pr_info(LS_NAME ": abi %d loaded%s\n", LATSPLIT_ABI_VERSION,
+		IS_ENABLED(CONFIG_PREEMPT_RT) ? " (PREEMPT_RT)" : "");
 	return 0;
+
+fail_debugfs:
+	ls_debugfs_exit();
+	ls_stop();
+fail_hook:
+	ls_wakeup_hook_exit();
+fail_probes:
+	ls_probes_unregister();
+fail_cpuhp:
+	cpuhp_remove_state_nocalls(ls_cpuhp_state);
+fail_ring:
+	ls_ring_exit();
+fail_cfg:
+	kfree(ls_cur);
+fail_pcpu:
+	ls_pcpu_free();
+	return err;
 }
 
-/* Module exit. */
+/* Module exit: stop, detach everything, wait for stragglers, free. */
 static void __exit latsplit_exit(void)
 {
+	ls_debugfs_exit();
+	ls_stop();
+	ls_wakeup_hook_exit();
+	ls_probes_unregister();
+	cpuhp_remove_state_nocalls(ls_cpuhp_state);
+	ls_ring_exit();
+	kfree(ls_cur);
+	ls_pcpu_free();
 }
 
 module_init(latsplit_init);
 module_exit(latsplit_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("latsplit: per-CPU NIC processing-delay probes");
+MODULE_AUTHOR("latsplit developers");

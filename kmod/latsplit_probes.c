@@ -1,0 +1,630 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * latsplit.ko: the probes. Existing kernel tracepoints found with
+ * for_each_kernel_tracepoint() and attached with tracepoint_probe_register()
+ * (their symbols are not exported for direct use), plus a kretprobe on
+ * ib_uverbs_comp_handler for the WAKEUP stage when ib_uverbs is loaded.
+ *
+ * Every probe starts with rcu_dereference_sched(ls_active): NULL means
+ * stopped. Probes run with preemption disabled (tracepoints) and take IRQs
+ * off where they may be interrupted by another probe on the same CPU, so
+ * all per-CPU state is plain per-CPU data without locks or atomics. Only
+ * the named-task slots (WAKEUP, PREEMPT) are shared between CPUs, because
+ * a task is woken on one CPU and runs on another: they use atomic64.
+ */
+#include <linux/interrupt.h>
+#include <linux/irqreturn.h>
+#include <linux/kprobes.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/sched.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <linux/tracepoint.h>
+
+#include <trace/events/irq.h>
+#include <trace/events/napi.h>
+#include <trace/events/sched.h>
+
+#include "latsplit.h"
+
+/* Named-task slots: written on the waking CPU, consumed where the task runs. */
+struct ls_task_state {
+	atomic64_t wake_start;		/* WAKEUP pending since (comp handler) */
+	atomic64_t preempt_start;	/* PREEMPT pending since */
+} ____cacheline_aligned_in_smp;
+
+static struct ls_task_state ls_task[LS_MAX_TASKS];
+
+/* Clear the named-task slots (probes stopped). */
+void ls_tasks_clear(void)
+{
+	int i;
+
+	for (i = 0; i < LS_MAX_TASKS; i++) {
+		atomic64_set(&ls_task[i].wake_start, 0);
+		atomic64_set(&ls_task[i].preempt_start, 0);
+	}
+}
+
+/* Index of irq in the watched list, or -1. */
+static __always_inline int ls_irq_idx(const struct ls_cfg *cfg, int irq)
+{
+	u32 i;
+
+	for (i = 0; i < cfg->nr_irqs; i++)
+		if (cfg->irqs[i] == (u32)irq)
+			return i;
+	return -1;
+}
+
+/* Index of a named task (by init-namespace thread id), or -1. */
+static __always_inline int ls_task_idx(const struct ls_cfg *cfg, pid_t pid)
+{
+	u32 i;
+
+	for (i = 0; i < cfg->nr_tasks; i++)
+		if (cfg->tasks[i] == pid)
+			return i;
+	return -1;
+}
+
+/* True when this CPU is one of the INTERFERENCE CPUs. */
+static __always_inline bool ls_intf_cpu(const struct ls_cfg *cfg)
+{
+	return cpumask_test_cpu(smp_processor_id(), &cfg->cpus);
+}
+
+/* irq_handler_entry: start HARDIRQ / COMPLETION / IRQ_THREAD / INTERFERENCE. */
+static void ls_tp_irq_entry(void *data, int irq, struct irqaction *action)
+{
+	const struct ls_cfg *cfg = rcu_dereference_sched(ls_active);
+	struct ls_pcpu *pc;
+	u64 now;
+	int idx;
+
+	if (!cfg)
+		return;
+	pc = this_cpu_ptr(ls_pcpu);
+	now = ktime_get_ns();
+	/* A hardirq that interrupts a softirq run is nested in it. */
+	if (pc->run_vec)
+		pc->run_nested++;
+	if (ls_intf_cpu(cfg)) {
+		pc->intf_start = now;
+		pc->intf_irq = irq;
+	}
+	idx = ls_irq_idx(cfg, irq);
+	if (idx < 0)
+		return;
+	pc->hard_start = now;
+	pc->hard_idx = idx;
+	/* The oldest interrupt not yet processed sets COMPLETION's start. */
+	if (!pc->comp_start[idx]) {
+		pc->comp_start[idx] = now;
+		pc->comp_pending |= BIT(idx);
+	}
+	if (cfg->irq_thread[idx] && !pc->thr_start[idx]) {
+		pc->thr_start[idx] = now;
+		pc->thr_pending |= BIT(idx);
+	}
+}
+
+/* irq_handler_exit: end HARDIRQ and INTERFERENCE; drop what did not follow. */
+static void ls_tp_irq_exit(void *data, int irq, struct irqaction *action,
+			   int ret)
+{
+	const struct ls_cfg *cfg = rcu_dereference_sched(ls_active);
+	u16 flags = (ret & IRQ_WAKE_THREAD) ? LS_REC_F_RT_THREAD : 0;
+	struct ls_pcpu *pc;
+	u64 now;
+	u32 idx;
+
+	if (!cfg)
+		return;
+	pc = this_cpu_ptr(ls_pcpu);
+	if (!pc->hard_start && !pc->intf_start)
+		return;
+	now = ktime_get_ns();
+	if (pc->intf_start && pc->intf_irq == (u32)irq) {
+		ls_emit(pc, LS_SLOT_INTERFERENCE, LS_STAGE_INTERFERENCE,
+			pc->intf_start, now, irq, 0, flags);
+		pc->intf_start = 0;
+	}
+	idx = pc->hard_idx;
+	if (!pc->hard_start || idx >= cfg->nr_irqs || cfg->irqs[idx] != (u32)irq)
+		return;
+	ls_emit(pc, LS_SLOT_HARDIRQ + idx, LS_STAGE_HARDIRQ, pc->hard_start,
+		now, irq, 0, flags);
+	pc->hard_start = 0;
+	if (ret & IRQ_WAKE_THREAD)
+		return;
+	/* Handled in hard context: no thread hop for this interrupt. */
+	pc->thr_start[idx] = 0;
+	pc->thr_pending &= ~BIT(idx);
+	/*
+	 * No NAPI poll follows an interrupt that raised no NET_RX outside a
+	 * NET_RX run (not a NIC RX/TX event): do not let COMPLETION wait for
+	 * an unrelated later poll.
+	 */
+	if (!pc->raise_ts[LS_SOFTIRQ_NET_RX] &&
+	    pc->run_vec != LS_SOFTIRQ_NET_RX + 1) {
+		pc->comp_start[idx] = 0;
+		pc->comp_pending &= ~BIT(idx);
+	}
+}
+
+/* softirq_raise: the first raise of a vector not yet served starts SOFTIRQ_WAIT. */
+static void ls_tp_softirq_raise(void *data, unsigned int vec)
+{
+	const struct ls_cfg *cfg = rcu_dereference_sched(ls_active);
+	struct ls_pcpu *pc;
+
+	if (!cfg || vec >= LS_NR_SOFTIRQS || !(LS_SOFTIRQ_WATCHED_MASK & BIT(vec)))
+		return;
+	/* Callers hold IRQs off (__raise_softirq_irqoff). */
+	pc = this_cpu_ptr(ls_pcpu);
+	if (!pc->raise_ts[vec])
+		pc->raise_ts[vec] = ktime_get_ns();
+}
+
+/* True when softirqs on this CPU are being served by a thread. */
+static __always_inline u16 ls_softirq_thread_flag(void)
+{
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		return LS_REC_F_RT_THREAD;
+	if ((current->flags & PF_KTHREAD) &&
+	    !strncmp(current->comm, "ksoftirqd/", 10))
+		return LS_REC_F_RT_THREAD;
+	return 0;
+}
+
+/* softirq_entry: end SOFTIRQ_WAIT, start SOFTIRQ_RUN (and the first NAPI poll). */
+static void ls_tp_softirq_entry(void *data, unsigned int vec)
+{
+	const struct ls_cfg *cfg = rcu_dereference_sched(ls_active);
+	struct ls_pcpu *pc;
+	unsigned long fl;
+	bool watched, intf;
+	u64 now, t;
+
+	if (!cfg || vec >= LS_NR_SOFTIRQS)
+		return;
+	watched = LS_SOFTIRQ_WATCHED_MASK & BIT(vec);
+	intf = ls_intf_cpu(cfg);
+	if (!watched && !intf)
+		return;
+	local_irq_save(fl);
+	pc = this_cpu_ptr(ls_pcpu);
+	now = ktime_get_ns();
+	pc->run_vec = vec + 1;
+	pc->run_start = now;
+	pc->run_nested = 0;
+	pc->run_flags = ls_softirq_thread_flag();
+	pc->run_intf = intf;
+	if (watched) {
+		t = pc->raise_ts[vec];
+		pc->raise_ts[vec] = 0;
+		if (t)
+			ls_emit(pc, LS_SLOT_SOFTIRQ_WAIT + vec,
+				LS_STAGE_SOFTIRQ_WAIT, t, now, vec, 0,
+				pc->run_flags);
+	}
+	if (vec == LS_SOFTIRQ_NET_RX) {
+		pc->napi_mark = now;
+		pc->napi_nested = 0;
+	}
+	local_irq_restore(fl);
+}
+
+/* softirq_exit: end SOFTIRQ_RUN and softirq INTERFERENCE. */
+static void ls_tp_softirq_exit(void *data, unsigned int vec)
+{
+	const struct ls_cfg *cfg = rcu_dereference_sched(ls_active);
+	struct ls_pcpu *pc;
+	unsigned long fl;
+	u16 flags;
+	u64 now;
+
+	if (!cfg || vec >= LS_NR_SOFTIRQS)
+		return;
+	local_irq_save(fl);
+	pc = this_cpu_ptr(ls_pcpu);
+	if (pc->run_vec != vec + 1)
+		goto out;
+	now = ktime_get_ns();
+	flags = pc->run_flags | (pc->run_nested ? LS_REC_F_NESTED : 0);
+	if (LS_SOFTIRQ_WATCHED_MASK & BIT(vec))
+		ls_emit(pc, LS_SLOT_SOFTIRQ_RUN + vec, LS_STAGE_SOFTIRQ_RUN,
+			pc->run_start, now, vec, pc->run_nested, flags);
+	if (pc->run_intf)
+		ls_emit(pc, LS_SLOT_INTERFERENCE, LS_STAGE_INTERFERENCE,
+			pc->run_start, now, LS_ID_SOFTIRQ_BASE + vec,
+			pc->run_nested, flags);
+	pc->run_vec = 0;
+	pc->run_nested = 0;
+	if (vec == LS_SOFTIRQ_NET_RX)
+		pc->napi_mark = 0;
+out:
+	local_irq_restore(fl);
+}
+
+/*
+ * napi:napi_poll fires after a poll returned. A poll inside a NET_RX run
+ * started when the previous poll on this CPU returned, or at NET_RX entry
+ * for the first one: that gives NAPI_POLL. Any poll ends the COMPLETION of
+ * every watched interrupt pending on this CPU.
+ */
+static void ls_tp_napi_poll(void *data, struct napi_struct *napi, int work,
+			    int budget)
+{
+	const struct ls_cfg *cfg = rcu_dereference_sched(ls_active);
+	struct ls_pcpu *pc;
+	unsigned long fl, pend;
+	u32 nested, w = work > 0 ? work : 0;
+	u64 now;
+	int i;
+
+	if (!cfg)
+		return;
+	local_irq_save(fl);
+	pc = this_cpu_ptr(ls_pcpu);
+	if (!pc->napi_mark && !pc->comp_pending)
+		goto out;
+	now = ktime_get_ns();
+	if (pc->napi_mark && pc->run_vec == LS_SOFTIRQ_NET_RX + 1) {
+		nested = pc->run_nested - pc->napi_nested;
+		ls_emit(pc, LS_SLOT_NAPI_POLL, LS_STAGE_NAPI_POLL, pc->napi_mark,
+			now, READ_ONCE(napi->napi_id), w,
+			pc->run_flags | (nested ? LS_REC_F_NESTED : 0));
+		pc->napi_mark = now;
+		pc->napi_nested = pc->run_nested;
+	}
+	pend = pc->comp_pending;
+	for_each_set_bit(i, &pend, LS_MAX_IRQS) {
+		u64 start = pc->comp_start[i];
+
+		if (i < cfg->nr_irqs && now - start <= ls_completion_max_ns)
+			ls_emit(pc, LS_SLOT_COMPLETION + i, LS_STAGE_COMPLETION,
+				start, now, cfg->irqs[i], w, pc->run_flags);
+		pc->comp_start[i] = 0;
+	}
+	pc->comp_pending = 0;
+out:
+	local_irq_restore(fl);
+}
+
+/*
+ * sched_switch: IRQ_THREAD ends when the IRQ's thread is switched in;
+ * WAKEUP and PREEMPT end when a named task is; PREEMPT starts when a named
+ * task is switched out while still runnable. Runs with IRQs off.
+ */
+static void ls_tp_sched_switch(void *data, bool preempt,
+			       struct task_struct *prev,
+			       struct task_struct *next,
+			       unsigned int prev_state)
+{
+	const struct ls_cfg *cfg = rcu_dereference_sched(ls_active);
+	struct ls_pcpu *pc;
+	unsigned long pend;
+	u64 now = 0, t;
+	int i;
+
+	if (!cfg)
+		return;
+	pc = this_cpu_ptr(ls_pcpu);
+	pend = pc->thr_pending;
+	for_each_set_bit(i, &pend, LS_MAX_IRQS) {
+		if (i >= cfg->nr_irqs)
+			break;
+		if (next->pid == cfg->irq_thread[i]) {
+			now = ktime_get_ns();
+			ls_emit(pc, LS_SLOT_IRQ_THREAD + i, LS_STAGE_IRQ_THREAD,
+				pc->thr_start[i], now, cfg->irqs[i], 0,
+				LS_REC_F_RT_THREAD);
+			pc->thr_start[i] = 0;
+			pc->thr_pending &= ~BIT(i);
+		}
+	}
+	/*
+	 * An IRQ thread going to sleep without NET_RX pending or running ran
+	 * no NAPI for its interrupt: stop that COMPLETION from waiting.
+	 */
+	if (pc->comp_pending && !preempt && prev_state != TASK_RUNNING &&
+	    !pc->raise_ts[LS_SOFTIRQ_NET_RX] &&
+	    pc->run_vec != LS_SOFTIRQ_NET_RX + 1) {
+		pend = pc->comp_pending;
+		for_each_set_bit(i, &pend, LS_MAX_IRQS) {
+			if (i < cfg->nr_irqs && cfg->irq_thread[i] == prev->pid) {
+				pc->comp_start[i] = 0;
+				pc->comp_pending &= ~BIT(i);
+			}
+		}
+	}
+	if (!cfg->nr_tasks)
+		return;
+	i = ls_task_idx(cfg, prev->pid);
+	if (i >= 0 && (preempt || prev_state == TASK_RUNNING)) {
+		now = now ?: ktime_get_ns();
+		atomic64_cmpxchg(&ls_task[i].preempt_start, 0, now);
+	}
+	i = ls_task_idx(cfg, next->pid);
+	if (i < 0)
+		return;
+	now = now ?: ktime_get_ns();
+	t = atomic64_xchg(&ls_task[i].wake_start, 0);
+	if (t)
+		ls_emit(pc, LS_SLOT_WAKEUP, LS_STAGE_WAKEUP, t, now, next->pid,
+			0, 0);
+	t = atomic64_xchg(&ls_task[i].preempt_start, 0);
+	if (t)
+		ls_emit(pc, LS_SLOT_PREEMPT, LS_STAGE_PREEMPT, t, now, next->pid,
+			0, 0);
+}
+
+/*
+ * sched_waking: runs in the waker's context. A named task woken from
+ * inside ib_uverbs_comp_handler on this CPU starts WAKEUP at the handler's
+ * entry.
+ */
+static void ls_tp_sched_waking(void *data, struct task_struct *p)
+{
+	const struct ls_cfg *cfg = rcu_dereference_sched(ls_active);
+	struct ls_pcpu *pc;
+	int i;
+
+	if (!cfg || !cfg->nr_tasks)
+		return;
+	pc = this_cpu_ptr(ls_pcpu);
+	if (!pc->comp_ts)
+		return;
+	i = ls_task_idx(cfg, p->pid);
+	if (i >= 0)
+		atomic64_cmpxchg(&ls_task[i].wake_start, 0, pc->comp_ts);
+}
+
+/* sched_wakeup: a named task became runnable: PREEMPT starts. */
+static void ls_tp_sched_wakeup(void *data, struct task_struct *p)
+{
+	const struct ls_cfg *cfg = rcu_dereference_sched(ls_active);
+	int i;
+
+	if (!cfg || !cfg->nr_tasks)
+		return;
+	i = ls_task_idx(cfg, p->pid);
+	if (i >= 0)
+		atomic64_cmpxchg(&ls_task[i].preempt_start, 0, ktime_get_ns());
+}
+
+/* Compile-time checks that each probe matches its tracepoint's prototype. */
+static void __maybe_unused ls_probe_prototype_checks(void)
+{
+	check_trace_callback_type_irq_handler_entry(ls_tp_irq_entry);
+	check_trace_callback_type_irq_handler_exit(ls_tp_irq_exit);
+	check_trace_callback_type_softirq_raise(ls_tp_softirq_raise);
+	check_trace_callback_type_softirq_entry(ls_tp_softirq_entry);
+	check_trace_callback_type_softirq_exit(ls_tp_softirq_exit);
+	check_trace_callback_type_napi_poll(ls_tp_napi_poll);
+	check_trace_callback_type_sched_switch(ls_tp_sched_switch);
+	check_trace_callback_type_sched_waking(ls_tp_sched_waking);
+	check_trace_callback_type_sched_wakeup(ls_tp_sched_wakeup);
+}
+
+struct ls_tp {
+	const char *name;
+	void *probe;
+	struct tracepoint *tp;
+	bool registered;
+};
+
+static struct ls_tp ls_tps[] = {
+	{ .name = "irq_handler_entry",	.probe = ls_tp_irq_entry },
+	{ .name = "irq_handler_exit",	.probe = ls_tp_irq_exit },
+	{ .name = "softirq_raise",	.probe = ls_tp_softirq_raise },
+	{ .name = "softirq_entry",	.probe = ls_tp_softirq_entry },
+	{ .name = "softirq_exit",	.probe = ls_tp_softirq_exit },
+	{ .name = "napi_poll",		.probe = ls_tp_napi_poll },
+	{ .name = "sched_switch",	.probe = ls_tp_sched_switch },
+	{ .name = "sched_waking",	.probe = ls_tp_sched_waking },
+	{ .name = "sched_wakeup",	.probe = ls_tp_sched_wakeup },
+};
+
+/* for_each_kernel_tracepoint() callback: remember the ones we probe. */
+static void ls_tp_lookup(struct tracepoint *tp, void *priv)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(ls_tps); i++)
+		if (!strcmp(tp->name, ls_tps[i].name))
+			ls_tps[i].tp = tp;
+}
+
+/* Unregister every probe registered so far and wait until none runs. */
+void ls_probes_unregister(void)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(ls_tps); i++) {
+		if (!ls_tps[i].registered)
+			continue;
+		WARN_ON(tracepoint_probe_unregister(ls_tps[i].tp, ls_tps[i].probe,
+						    NULL));
+		ls_tps[i].registered = false;
+	}
+	tracepoint_synchronize_unregister();
+}
+
+/* Find and attach every tracepoint probe; all or none. */
+int ls_probes_register(void)
+{
+	size_t i;
+	int err;
+
+	for_each_kernel_tracepoint(ls_tp_lookup, NULL);
+	for (i = 0; i < ARRAY_SIZE(ls_tps); i++) {
+		if (!ls_tps[i].tp) {
+			pr_err(LS_NAME ": tracepoint %s not found\n", ls_tps[i].name);
+			err = -ENOENT;
+			goto fail;
+		}
+		err = tracepoint_probe_register(ls_tps[i].tp, ls_tps[i].probe, NULL);
+		if (err) {
+			pr_err(LS_NAME ": cannot attach to tracepoint %s: %d\n",
+			       ls_tps[i].name, err);
+			goto fail;
+		}
+		ls_tps[i].registered = true;
+	}
+	return 0;
+fail:
+	ls_probes_unregister();
+	return err;
+}
+
+/*
+ * WAKEUP's start: ib_uverbs_comp_handler (ib_uverbs.ko) queues a completion
+ * event and wakes its waiters. A kretprobe marks "inside the handler" on
+ * this CPU; sched_waking inside it attributes the wakeup. ib_uverbs may load
+ * and unload at any time: a module notifier arms and disarms the hook.
+ */
+#define LS_WAKEUP_MOD	"ib_uverbs"
+#define LS_WAKEUP_SYM	"ib_uverbs_comp_handler"
+
+static DEFINE_MUTEX(ls_hook_mutex);
+static bool ls_hook_armed;
+
+#ifdef CONFIG_KRETPROBES
+/* kretprobe entry: remember when the outermost handler call began. */
+static int ls_comp_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	const struct ls_cfg *cfg;
+	struct ls_pcpu *pc;
+	unsigned long fl;
+	int skip = 1;
+
+	local_irq_save(fl);
+	rcu_read_lock_sched_notrace();
+	cfg = rcu_dereference_sched(ls_active);
+	if (cfg && cfg->nr_tasks) {
+		pc = this_cpu_ptr(ls_pcpu);
+		if (!pc->comp_depth++)
+			pc->comp_ts = ktime_get_ns();
+		skip = 0;
+	}
+	rcu_read_unlock_sched_notrace();
+	local_irq_restore(fl);
+	return skip;
+}
+
+/* kretprobe return: leaving the outermost handler call. */
+static int ls_comp_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct ls_pcpu *pc;
+	unsigned long fl;
+
+	local_irq_save(fl);
+	pc = this_cpu_ptr(ls_pcpu);
+	if (pc->comp_depth && !--pc->comp_depth)
+		pc->comp_ts = 0;
+	local_irq_restore(fl);
+	return 0;
+}
+
+static struct kretprobe ls_comp_krp = {
+	.kp.symbol_name = LS_WAKEUP_SYM,
+	.entry_handler = ls_comp_entry,
+	.handler = ls_comp_ret,
+};
+
+/* Arm the hook if ib_uverbs is loaded (caller holds ls_hook_mutex). */
+static void ls_hook_arm(void)
+{
+	int err;
+
+	if (ls_hook_armed)
+		return;
+	memset(&ls_comp_krp.kp, 0, sizeof(ls_comp_krp.kp));
+	ls_comp_krp.kp.symbol_name = LS_WAKEUP_SYM;
+	ls_comp_krp.nmissed = 0;
+	err = register_kretprobe(&ls_comp_krp);
+	if (err) {
+		pr_debug(LS_NAME ": %s not hooked (%d): WAKEUP off\n",
+			 LS_WAKEUP_SYM, err);
+		return;
+	}
+	ls_hook_armed = true;
+	pr_info(LS_NAME ": WAKEUP hook on %s armed\n", LS_WAKEUP_SYM);
+}
+
+/* Disarm the hook (caller holds ls_hook_mutex). */
+static void ls_hook_disarm(void)
+{
+	if (!ls_hook_armed)
+		return;
+	unregister_kretprobe(&ls_comp_krp);
+	ls_hook_armed = false;
+}
+
+/* Module notifier: follow ib_uverbs coming and going. */
+static int ls_module_notify(struct notifier_block *nb, unsigned long action,
+			    void *data)
+{
+	struct module *mod = data;
+
+	if (strcmp(mod->name, LS_WAKEUP_MOD))
+		return NOTIFY_DONE;
+	mutex_lock(&ls_hook_mutex);
+	if (action == MODULE_STATE_LIVE)
+		ls_hook_arm();
+	else if (action == MODULE_STATE_GOING)
+		ls_hook_disarm();
+	mutex_unlock(&ls_hook_mutex);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block ls_module_nb = {
+	.notifier_call = ls_module_notify,
+};
+
+/* Start following ib_uverbs and arm the hook if it is already loaded. */
+int ls_wakeup_hook_init(void)
+{
+	int err;
+
+	err = register_module_notifier(&ls_module_nb);
+	if (err)
+		return err;
+	mutex_lock(&ls_hook_mutex);
+	ls_hook_arm();
+	mutex_unlock(&ls_hook_mutex);
+	return 0;
+}
+
+/* Stop following ib_uverbs and disarm the hook. */
+void ls_wakeup_hook_exit(void)
+{
+	unregister_module_notifier(&ls_module_nb);
+	mutex_lock(&ls_hook_mutex);
+	ls_hook_disarm();
+	mutex_unlock(&ls_hook_mutex);
+}
+#else
+/* No kretprobes in this kernel: WAKEUP is not measured. */
+int ls_wakeup_hook_init(void)
+{
+	pr_info(LS_NAME ": kernel without kretprobes: WAKEUP off\n");
+	return 0;
+}
+
+/* Nothing to disarm without kretprobes. */
+void ls_wakeup_hook_exit(void)
+{
+}
+#endif
+
+/* True while the ib_uverbs_comp_handler hook is armed. */
+bool ls_wakeup_hook_armed(void)
+{
+	return READ_ONCE(ls_hook_armed);
+}

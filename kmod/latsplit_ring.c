@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * latsplit.ko: per-CPU histograms and record rings, and the `records` file.
+ *
+ * The producer is always the local CPU with IRQs disabled (a probe), so a
+ * ring has exactly one producer and, because `records` opens exclusively,
+ * exactly one consumer. A full ring drops the new record and counts it;
+ * the kernel never waits for the reader.
+ */
+#include <linux/atomic.h>
+#include <linux/fs.h>
+#include <linux/irq_work.h>
+#include <linux/mutex.h>
+#include <linux/poll.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include <linux/wait.h>
+
+#include "latsplit.h"
+
+static DECLARE_WAIT_QUEUE_HEAD(ls_wq);
+static struct irq_work ls_wake_work;
+/* Set by a reader about to sleep; a producer that sees it queues a wakeup. */
+static int ls_reader_waiting;
+/* One reader at a time: bit 0 set while `records` is open. */
+static unsigned long ls_records_open;
+/* Serializes draining against ring reset. */
+static DEFINE_MUTEX(ls_read_mutex);
+/* CPU the next drain starts with, so no CPU's ring starves. */
+static unsigned int ls_read_next_cpu;
+
+/* Account one stage instance in its histogram and, if on, the ring. IRQs off. */
+void ls_emit(struct ls_pcpu *pc, u32 slot, u16 stage, u64 start, u64 end,
+	     u32 id, u32 aux, u16 flags)
+{
+	struct ls_hist *h = &pc->hist[slot];
+	struct ls_ring *ring = pc->ring;
+	struct ls_record *r;
+	u64 d, head;
+
+	/* A start stamped on another CPU may be a hair ahead: clamp. */
+	if (unlikely(start > end))
+		start = end;
+	d = end - start;
+	h->count++;
+	h->sum_ns += d;
+	if (d > h->max_ns)
+		h->max_ns = d;
+	h->buckets[ls_hist_bucket(d)]++;
+
+	if (!ring)
+		return;
+	head = ring->head;
+	if (head - smp_load_acquire(&ring->tail) > ring->mask) {
+		pc->drops++;
+		return;
+	}
+	r = &ring->rec[head & ring->mask];
+	r->start_ns = start;
+	r->end_ns = end;
+	r->cpu = smp_processor_id();
+	r->stage = stage;
+	r->flags = flags;
+	r->id = id;
+	r->aux = aux;
+	smp_store_release(&ring->head, head + 1);
+	pc->written++;
+	/* Pairs with smp_mb() in ls_reader_prepare_wait(). */
+	smp_mb();
+	if (unlikely(READ_ONCE(ls_reader_waiting))) {
+		WRITE_ONCE(ls_reader_waiting, 0);
+		irq_work_queue(&ls_wake_work);
+	}
+}
+
+/* irq_work callback: wake readers (not in the probe: waitqueues take locks). */
+static void ls_wake_fn(struct irq_work *work)
+{
+	wake_up_all(&ls_wq);
+}
+
+/* Wake blocked readers now (control path: disable, reset). */
+void ls_records_wake(void)
+{
+	wake_up_all(&ls_wq);
+}
+
+/* Records pending in any CPU's ring. */
+static bool ls_rings_have_data(void)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct ls_ring *ring = per_cpu_ptr(ls_pcpu, cpu)->ring;
+
+		if (ring && smp_load_acquire(&ring->head) != READ_ONCE(ring->tail))
+			return true;
+	}
+	return false;
+}
+
+/* Announce a sleeping reader, then recheck (pairs with ls_emit's smp_mb). */
+static bool ls_reader_prepare_wait(void)
+{
+	WRITE_ONCE(ls_reader_waiting, 1);
+	smp_mb();
+	return ls_rings_have_data();
+}
+
+/* Allocate one ring of kib KiB for every possible CPU (kib > 0). */
+int ls_rings_alloc(struct ls_ring **rings, u32 kib)
+{
+	size_t slots = ((size_t)kib * 1024) / sizeof(struct ls_record);
+	unsigned int cpu;
+
+	slots = rounddown_pow_of_two(slots);
+	for_each_possible_cpu(cpu) {
+		struct ls_ring *r;
+
+		r = vzalloc_node(struct_size(r, rec, slots), cpu_to_node(cpu));
+		if (!r) {
+			ls_rings_free(rings);
+			return -ENOMEM;
+		}
+		r->mask = slots - 1;
+		rings[cpu] = r;
+	}
+	return 0;
+}
+
+/* Free rings allocated by ls_rings_alloc(); NULL entries are skipped. */
+void ls_rings_free(struct ls_ring **rings)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		vfree(rings[cpu]);
+		rings[cpu] = NULL;
+	}
+}
+
+/*
+ * Swap rings in (probes stopped, no reader open): rings[] receives the old
+ * ones for the caller to free.
+ */
+void ls_rings_install(struct ls_ring **rings)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct ls_pcpu *pc = per_cpu_ptr(ls_pcpu, cpu);
+
+		swap(pc->ring, rings[cpu]);
+	}
+}
+
+/* Empty every ring and zero the record counters (probes stopped). */
+void ls_rings_reset(void)
+{
+	unsigned int cpu;
+
+	mutex_lock(&ls_read_mutex);
+	for_each_possible_cpu(cpu) {
+		struct ls_pcpu *pc = per_cpu_ptr(ls_pcpu, cpu);
+
+		if (pc->ring) {
+			WRITE_ONCE(pc->ring->head, 0);
+			WRITE_ONCE(pc->ring->tail, 0);
+		}
+		pc->written = 0;
+		pc->drops = 0;
+	}
+	mutex_unlock(&ls_read_mutex);
+}
+
+/* Zero every histogram (probes stopped). */
+void ls_hist_reset(void)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		memset(per_cpu_ptr(ls_pcpu, cpu)->hist, 0,
+		       LS_NR_SLOTS * sizeof(struct ls_hist));
+}
+
+/* True while a reader has `records` open (rings cannot be resized then). */
+bool ls_records_busy(void)
+{
+	return test_bit(0, &ls_records_open);
+}
+
+/* Copy up to max records of one ring to buf; returns records copied or -EFAULT. */
+static ssize_t ls_ring_copy(struct ls_ring *ring, char __user *buf, size_t max)
+{
+	u64 tail = ring->tail, head = smp_load_acquire(&ring->head);
+	size_t n = min_t(u64, head - tail, max), done = 0;
+
+	while (done < n) {
+		u64 i = (tail + done) & ring->mask;
+		size_t chunk = min_t(size_t, n - done, ring->mask + 1 - i);
+
+		if (copy_to_user(buf + done * sizeof(struct ls_record),
+				 &ring->rec[i], chunk * sizeof(struct ls_record)))
+			return -EFAULT;
+		done += chunk;
+	}
+	/* The slots are free for the producer only after the copy. */
+	smp_store_release(&ring->tail, tail + n);
+	return n;
+}
+
+/* Drain rings into buf (whole records), fairly across CPUs. */
+static ssize_t ls_records_drain(char __user *buf, size_t count)
+{
+	size_t max = count / sizeof(struct ls_record), got = 0;
+	unsigned int i, cpu = READ_ONCE(ls_read_next_cpu);
+	ssize_t n;
+
+	mutex_lock(&ls_read_mutex);
+	for (i = 0; i < nr_cpu_ids && got < max; i++, cpu++) {
+		struct ls_ring *ring;
+
+		if (cpu >= nr_cpu_ids)
+			cpu = 0;
+		if (!cpu_possible(cpu))
+			continue;
+		ring = per_cpu_ptr(ls_pcpu, cpu)->ring;
+		if (!ring)
+			continue;
+		n = ls_ring_copy(ring, buf + got * sizeof(struct ls_record),
+				 max - got);
+		if (n < 0) {
+			mutex_unlock(&ls_read_mutex);
+			return got ? got * sizeof(struct ls_record) : n;
+		}
+		got += n;
+	}
+	WRITE_ONCE(ls_read_next_cpu, cpu >= nr_cpu_ids ? 0 : cpu);
+	mutex_unlock(&ls_read_mutex);
+	return got * sizeof(struct ls_record);
+}
+
+/* open `records`: root only, one reader at a time. */
+static int ls_records_open_fn(struct inode *inode, struct file *file)
+{
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (file->f_mode & FMODE_WRITE)
+		return -EINVAL;
+	if (test_and_set_bit(0, &ls_records_open))
+		return -EBUSY;
+	return nonseekable_open(inode, file);
+}
+
+/* release `records`. */
+static int ls_records_release(struct inode *inode, struct file *file)
+{
+	clear_bit(0, &ls_records_open);
+	return 0;
+}
+
+/*
+ * read `records`: whole struct ls_record only. Blocks until records arrive;
+ * returns 0 (end of file) when tracing is disabled and the rings are empty.
+ */
+static ssize_t ls_records_read(struct file *file, char __user *buf,
+			       size_t count, loff_t *ppos)
+{
+	ssize_t n;
+	int err;
+
+	if (count < sizeof(struct ls_record))
+		return -EINVAL;
+	for (;;) {
+		n = ls_records_drain(buf, count);
+		if (n)
+			return n;
+		if (!ls_is_enabled())
+			return 0;
+		if (file->f_flags & O_NONBLOCK)
+			return -EAGAIN;
+		err = wait_event_interruptible(ls_wq, ls_reader_prepare_wait() ||
+					       !ls_is_enabled());
+		if (err)
+			return err;
+	}
+}
+
+/* poll `records`: readable when a ring holds records; HUP when disabled. */
+static __poll_t ls_records_poll(struct file *file, poll_table *wait)
+{
+	__poll_t mask = 0;
+
+	poll_wait(file, &ls_wq, wait);
+	if (ls_reader_prepare_wait())
+		mask |= EPOLLIN | EPOLLRDNORM;
+	if (!ls_is_enabled())
+		mask |= EPOLLHUP;
+	return mask;
+}
+
+const struct file_operations ls_records_fops = {
+	.owner = THIS_MODULE,
+	.open = ls_records_open_fn,
+	.release = ls_records_release,
+	.read = ls_records_read,
+	.poll = ls_records_poll,
+};
+
+/* Set up the reader wakeup. */
+int ls_ring_init(void)
+{
+	init_irq_work(&ls_wake_work, ls_wake_fn);
+	return 0;
+}
+
+/* Wait for a queued wakeup to finish (probes already unregistered). */
+void ls_ring_exit(void)
+{
+	irq_work_sync(&ls_wake_work);
+}
