@@ -11,6 +11,7 @@ struct ls_command {
 
 int cmd_version(int argc, char **argv);
 int cmd_model(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_irq(int argc, char **argv);
 

@@ -1,0 +1,466 @@
+// SPDX-License-Identifier: GPL-2.0
+/* `latsplit compare A.json B.json`: A/B latency comparison with significance, exit 1 on regression. */
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "json.h"
+#include "jseries.h"
+#include "jsonr.h"
+#include "signif.h"
+#include "stats.h"
+#include "util.h"
+
+#define TAIL_Q	0.99
+
+struct compare_opts {
+	const char *file_a, *file_b;
+	double alpha;
+	double max_regress;	/* percent; NAN = report only */
+	const char *only;	/* series name prefix */
+	bool json;
+};
+
+/* One series present in both documents, and what the tests said. */
+struct row {
+	const char *name;
+	size_t na, nb;
+	double p50a, p50b, p99a, p99b;
+	bool tested;		/* both sides had samples */
+	struct ls_mwu mwu;
+	struct ls_qtest qt;
+	double p_mwu_adj, p_q_adj;
+	int dir50, dir99;	/* -1 faster, 0 no significant change, +1 slower */
+	bool regression;
+};
+
+/* Print the usage; its option list is what Documentation/latsplit-compare.rst documents. */
+static void usage(FILE *fp)
+{
+	fprintf(fp,
+		"usage: latsplit compare [OPTIONS] A.json B.json\n"
+		"\n"
+		"Compare two results of the same kind (probe, breakdown, irq, record): for\n"
+		"every distribution in both, p50 and p99 of A and B, the change, and whether\n"
+		"it is significant. p50: Mann-Whitney U on samples_ns (normal approximation,\n"
+		"tie-corrected); p99: Fisher's exact test on the counts above the pooled p99.\n"
+		"Holm's adjustment keeps the family-wise false-positive rate at --alpha.\n"
+		"Exit status: 0 no significant regression, 1 a significant slowdown above\n"
+		"--max-regress, 2 error.\n"
+		"\n"
+		"options:\n"
+		"  -a, --alpha A            family-wise significance level (default 0.01)\n"
+		"  -r, --max-regress PCT    exit 1 when a significant slowdown of p50 or p99\n"
+		"                           exceeds PCT percent (default: report only)\n"
+		"  -o, --only PREFIX        compare only distributions whose name starts\n"
+		"                           with PREFIX\n"
+		"  -j, --json               JSON output (kind \"compare\")\n"
+		"  -h, --help               this help\n");
+}
+
+/* Parse argv; returns 0, LS_EXIT_USAGE, or -1 after --help. */
+static int parse_args(int argc, char **argv, struct compare_opts *o, struct ls_err *err)
+{
+	static const struct option longopts[] = {
+		{ "alpha", required_argument, NULL, 'a' },
+		{ "max-regress", required_argument, NULL, 'r' },
+		{ "only", required_argument, NULL, 'o' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	o->alpha = 0.01;
+	o->max_regress = NAN;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":a:r:o:jh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'a':
+			if (ls_parse_double(optarg, 1e-9, 0.5, &o->alpha, err, "--alpha"))
+				return LS_EXIT_USAGE;
+			break;
+		case 'r':
+			if (ls_parse_double(optarg, 0, 1e6, &o->max_regress, err, "--max-regress"))
+				return LS_EXIT_USAGE;
+			break;
+		case 'o':
+			o->only = optarg;
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return -1;
+		case ':':
+			ls_errf(err, "option '%s' needs an argument", argv[optind - 1]);
+			return LS_EXIT_USAGE;
+		default:
+			ls_errf(err, "unknown option '%s' (see 'latsplit compare --help')",
+				argv[optind - 1]);
+			return LS_EXIT_USAGE;
+		}
+	}
+	if (argc - optind != 2) {
+		ls_errf(err, "need two files, A.json and B.json (got %d arguments)", argc - optind);
+		return LS_EXIT_USAGE;
+	}
+	o->file_a = argv[optind];
+	o->file_b = argv[optind + 1];
+	return 0;
+}
+
+/* p50/p99 of a series: from its samples when it has them, else its summary. */
+static int percentiles(const struct ls_series *s, const char *file, double **v, size_t *n,
+		       double *p50, double *p99, struct ls_err *err)
+{
+	if (ls_series_samples(s, v, n, err))
+		return -1;
+	if (s->samples && !*n)
+		return ls_errf(err, "%s: '%s' has an empty sample set (samples_ns is [])",
+			       file, s->name);
+	if (*n) {
+		double *sorted = malloc(*n * sizeof(double));
+
+		if (!sorted)
+			return ls_errf(err, "out of memory");
+		memcpy(sorted, *v, *n * sizeof(double));
+		ls_sort_doubles(sorted, *n);
+		*p50 = ls_quantile_sorted(sorted, *n, 0.50);
+		*p99 = ls_quantile_sorted(sorted, *n, TAIL_Q);
+		free(sorted);
+	} else {
+		*p50 = s->p50_ns;
+		*p99 = s->p99_ns;
+		*n = s->count;
+	}
+	return 0;
+}
+
+/* Relative change B vs A in percent (NAN when A is 0). */
+static double change_pct(double a, double b)
+{
+	return a > 0 ? 100 * (b - a) / a : NAN;
+}
+
+/* Build the rows: run both tests for every series with samples on both sides. */
+static int build_rows(const struct compare_opts *o, const struct ls_series_set *sa,
+		      const struct ls_series_set *sb, struct row **rows_out, size_t *nrows,
+		      struct ls_err *err)
+{
+	struct row *rows = calloc(sa->n ? sa->n : 1, sizeof(*rows));
+	double *p = NULL, *adj = NULL;
+	size_t n = 0, ntests = 0;
+	int ret = -1;
+
+	if (!rows)
+		return ls_errf(err, "out of memory");
+	for (size_t i = 0; i < sa->n; i++) {
+		const struct ls_series *a = &sa->v[i], *b = ls_series_find(sb, a->name);
+		double *va = NULL, *vb = NULL;
+		size_t na = 0, nb = 0;
+		struct row *r;
+
+		if (!b || (o->only && strncmp(a->name, o->only, strlen(o->only))))
+			continue;
+		r = &rows[n++];
+		r->name = a->name;
+		if (percentiles(a, o->file_a, &va, &na, &r->p50a, &r->p99a, err) ||
+		    percentiles(b, o->file_b, &vb, &nb, &r->p50b, &r->p99b, err)) {
+			free(va);
+			free(vb);
+			goto out;
+		}
+		r->na = na;
+		r->nb = nb;
+		if (va && vb) {
+			if (ls_mann_whitney(va, na, vb, nb, &r->mwu, err) ||
+			    ls_quantile_test(va, na, vb, nb, TAIL_Q, &r->qt, err)) {
+				ls_err_wrap(err, "%s", r->name);
+				free(va);
+				free(vb);
+				goto out;
+			}
+			r->tested = true;
+			ntests += 2;
+		}
+		free(va);
+		free(vb);
+	}
+	if (ntests) {
+		size_t k = 0;
+
+		p = malloc(ntests * sizeof(*p));
+		adj = malloc(ntests * sizeof(*adj));
+		if (!p || !adj) {
+			ls_errf(err, "out of memory");
+			goto out;
+		}
+		for (size_t i = 0; i < n; i++) {
+			if (!rows[i].tested)
+				continue;
+			p[k++] = rows[i].mwu.p;
+			p[k++] = rows[i].qt.p;
+		}
+		if (ls_holm_adjust(p, ntests, adj, err))
+			goto out;
+		k = 0;
+		for (size_t i = 0; i < n; i++) {
+			struct row *r = &rows[i];
+			double fa, fb;
+
+			if (!r->tested)
+				continue;
+			r->p_mwu_adj = adj[k++];
+			r->p_q_adj = adj[k++];
+			if (r->p_mwu_adj <= o->alpha)
+				r->dir50 = r->mwu.z > 0 ? 1 : -1;
+			fa = (double)r->qt.a_above / (double)r->na;
+			fb = (double)r->qt.b_above / (double)r->nb;
+			if (r->p_q_adj <= o->alpha && fa != fb)
+				r->dir99 = fb > fa ? 1 : -1;
+			if (!isnan(o->max_regress))
+				r->regression = (r->dir50 > 0 &&
+						 change_pct(r->p50a, r->p50b) > o->max_regress) ||
+						(r->dir99 > 0 &&
+						 change_pct(r->p99a, r->p99b) > o->max_regress);
+		}
+	}
+	*rows_out = rows;
+	*nrows = n;
+	rows = NULL;
+	ret = 0;
+out:
+	free(rows);
+	free(p);
+	free(adj);
+	return ret;
+}
+
+/* One word for a row's outcome. */
+static const char *verdict(const struct row *r)
+{
+	if (!r->tested)
+		return "not tested (no samples_ns)";
+	if (r->dir50 > 0 && r->dir99 < 0)
+		return "mixed: p50 slower, p99 faster";
+	if (r->dir50 < 0 && r->dir99 > 0)
+		return "mixed: p50 faster, p99 slower";
+	if (r->dir50 > 0 || r->dir99 > 0)
+		return "slower";
+	if (r->dir50 < 0 || r->dir99 < 0)
+		return "faster";
+	return "no significant change";
+}
+
+/* Format a time in ns with a unit. */
+static const char *fmt_ns(double ns, char *buf, size_t len)
+{
+	if (isnan(ns))
+		snprintf(buf, len, "-");
+	else if (ns >= 1e9)
+		snprintf(buf, len, "%.3fs", ns / 1e9);
+	else if (ns >= 1e6)
+		snprintf(buf, len, "%.3fms", ns / 1e6);
+	else if (ns >= 1e3)
+		snprintf(buf, len, "%.2fus", ns / 1e3);
+	else
+		snprintf(buf, len, "%.0fns", ns);
+	return buf;
+}
+
+/* Format a percentage change. */
+static const char *fmt_pct(double v, char *buf, size_t len)
+{
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%+.1f%%", v);
+	return buf;
+}
+
+/* Human-readable table. */
+static void print_rows(const struct compare_opts *o, const struct ls_series_set *sa,
+		       const struct ls_series_set *sb, const struct row *rows, size_t n)
+{
+	char b[8][32];
+
+	printf("latsplit compare: A %s vs B %s (kind %s)\n", o->file_a, o->file_b, sa->kind);
+	printf("  p50: Mann-Whitney U (two-sided, normal approx., tie-corrected); "
+	       "p99: Fisher exact on counts above the pooled p99;\n"
+	       "  Holm-adjusted p-values, family-wise alpha %g\n\n", o->alpha);
+	printf("  %-28s %7s %7s %10s %10s %8s %8s %10s %10s %8s %8s  %s\n", "distribution",
+	       "n A", "n B", "p50 A", "p50 B", "change", "p adj", "p99 A", "p99 B", "change",
+	       "p adj", "verdict");
+	for (size_t i = 0; i < n; i++) {
+		const struct row *r = &rows[i];
+		char pa[16] = "-", pq[16] = "-";
+
+		if (r->tested) {
+			snprintf(pa, sizeof(pa), "%.2g", r->p_mwu_adj);
+			snprintf(pq, sizeof(pq), "%.2g", r->p_q_adj);
+		}
+		printf("  %-28s %7zu %7zu %10s %10s %8s %8s %10s %10s %8s %8s  %s%s\n", r->name,
+		       r->na, r->nb, fmt_ns(r->p50a, b[0], 32), fmt_ns(r->p50b, b[1], 32),
+		       fmt_pct(change_pct(r->p50a, r->p50b), b[2], 32), pa,
+		       fmt_ns(r->p99a, b[3], 32), fmt_ns(r->p99b, b[4], 32),
+		       fmt_pct(change_pct(r->p99a, r->p99b), b[5], 32), pq, verdict(r),
+		       r->regression ? "  REGRESSION" : "");
+	}
+	for (size_t i = 0; i < sa->n; i++) {
+		if (!ls_series_find(sb, sa->v[i].name) &&
+		    (!o->only || !strncmp(sa->v[i].name, o->only, strlen(o->only))))
+			printf("  %-28s only in A\n", sa->v[i].name);
+	}
+	for (size_t i = 0; i < sb->n; i++) {
+		if (!ls_series_find(sa, sb->v[i].name) &&
+		    (!o->only || !strncmp(sb->v[i].name, o->only, strlen(o->only))))
+			printf("  %-28s only in B\n", sb->v[i].name);
+	}
+}
+
+/* JSON output (kind "compare"). */
+static void json_rows(const struct compare_opts *o, const struct ls_series_set *sa,
+		      const struct row *rows, size_t n, size_t nreg)
+{
+	struct ls_json j;
+
+	ls_json_init(&j, stdout, true);
+	ls_json_obj_open(&j, NULL);
+	ls_json_u64(&j, "schema", LS_JSON_SCHEMA);
+	ls_json_str(&j, "kind", "compare");
+	ls_json_str(&j, "compared_kind", sa->kind);
+	ls_json_str(&j, "a", o->file_a);
+	ls_json_str(&j, "b", o->file_b);
+	ls_json_obj_open(&j, "method");
+	ls_json_str(&j, "p50", "Mann-Whitney U, two-sided, normal approximation, tie and continuity corrected");
+	ls_json_str(&j, "p99", "Fisher exact test on the counts above the pooled nearest-rank p99");
+	ls_json_str(&j, "multiple_testing", "Holm step-down, family-wise");
+	ls_json_dbl(&j, "alpha", o->alpha);
+	if (isnan(o->max_regress))
+		ls_json_null(&j, "max_regress_pct");
+	else
+		ls_json_dbl(&j, "max_regress_pct", o->max_regress);
+	ls_json_obj_close(&j);
+	ls_json_arr_open(&j, "series");
+	for (size_t i = 0; i < n; i++) {
+		const struct row *r = &rows[i];
+
+		ls_json_obj_open(&j, NULL);
+		ls_json_str(&j, "name", r->name);
+		ls_json_u64(&j, "count_a", r->na);
+		ls_json_u64(&j, "count_b", r->nb);
+		ls_json_dbl(&j, "p50_a_ns", r->p50a);
+		ls_json_dbl(&j, "p50_b_ns", r->p50b);
+		ls_json_dbl(&j, "p50_change_pct", change_pct(r->p50a, r->p50b));
+		ls_json_dbl(&j, "p99_a_ns", r->p99a);
+		ls_json_dbl(&j, "p99_b_ns", r->p99b);
+		ls_json_dbl(&j, "p99_change_pct", change_pct(r->p99a, r->p99b));
+		ls_json_bool(&j, "tested", r->tested);
+		if (r->tested) {
+			ls_json_dbl(&j, "mwu_p", r->mwu.p);
+			ls_json_dbl(&j, "mwu_p_adj", r->p_mwu_adj);
+			ls_json_dbl(&j, "prob_b_gt_a", r->mwu.prob_b_gt_a);
+			ls_json_dbl(&j, "tail_threshold_ns", r->qt.threshold);
+			ls_json_u64(&j, "tail_above_a", r->qt.a_above);
+			ls_json_u64(&j, "tail_above_b", r->qt.b_above);
+			ls_json_dbl(&j, "tail_p", r->qt.p);
+			ls_json_dbl(&j, "tail_p_adj", r->p_q_adj);
+		}
+		ls_json_i64(&j, "p50_direction", r->dir50);
+		ls_json_i64(&j, "p99_direction", r->dir99);
+		ls_json_str(&j, "verdict", verdict(r));
+		ls_json_bool(&j, "regression", r->regression);
+		ls_json_obj_close(&j);
+	}
+	ls_json_arr_close(&j);
+	ls_json_u64(&j, "regressions", nreg);
+	ls_json_obj_close(&j);
+	ls_json_end(&j);
+}
+
+/* Read one document and its series. */
+static int load(const char *path, struct ls_jdoc *doc, struct ls_series_set *set,
+		struct ls_err *err)
+{
+	if (ls_jr_parse_file(doc, path, NULL, err))
+		return -1;
+	if (ls_series_collect(doc, set, err)) {
+		ls_jr_free(doc);
+		return -1;
+	}
+	return 0;
+}
+
+/* `latsplit compare`. */
+int cmd_compare(int argc, char **argv)
+{
+	struct ls_series_set sa = { 0 }, sb = { 0 };
+	struct ls_jdoc da = { 0 }, db = { 0 };
+	struct compare_opts o = { 0 };
+	struct ls_err err = { "" };
+	struct row *rows = NULL;
+	size_t nrows = 0, nreg = 0, ntested = 0;
+	int ret;
+
+	ret = parse_args(argc, argv, &o, &err);
+	if (ret < 0)
+		return LS_EXIT_OK;
+	if (ret) {
+		ls_warn("compare: %s", err.msg);
+		return LS_EXIT_USAGE;
+	}
+	ret = LS_EXIT_USAGE;
+	if (load(o.file_a, &da, &sa, &err) || load(o.file_b, &db, &sb, &err))
+		goto out;
+	if (sa.schema != sb.schema) {
+		ls_errf(&err, "different schema versions: %s has %g, %s has %g", o.file_a,
+			sa.schema, o.file_b, sb.schema);
+		goto out;
+	}
+	if (sa.schema != LS_JSON_SCHEMA) {
+		ls_errf(&err, "%s: schema %g, this latsplit reads schema %d", o.file_a,
+			sa.schema, LS_JSON_SCHEMA);
+		goto out;
+	}
+	if (strcmp(sa.kind, sb.kind)) {
+		ls_errf(&err, "different kinds: %s is '%s', %s is '%s'", o.file_a, sa.kind,
+			o.file_b, sb.kind);
+		goto out;
+	}
+	if (build_rows(&o, &sa, &sb, &rows, &nrows, &err))
+		goto out;
+	if (!nrows) {
+		ls_errf(&err, "nothing to compare: no distribution (p50_ns/p99_ns or samples_ns) "
+			"%sin both %s and %s", o.only ? "matching --only " : "", o.file_a, o.file_b);
+		goto out;
+	}
+	for (size_t i = 0; i < nrows; i++) {
+		nreg += rows[i].regression;
+		ntested += rows[i].tested;
+	}
+	if (o.json)
+		json_rows(&o, &sa, rows, nrows, nreg);
+	else
+		print_rows(&o, &sa, &sb, rows, nrows);
+	if (!o.json) {
+		if (!ntested)
+			printf("\nno distribution has samples_ns on both sides: nothing was tested\n");
+		if (!isnan(o.max_regress))
+			printf("\n%zu significant regression(s) above %g%%\n", nreg, o.max_regress);
+	}
+	ret = nreg ? LS_EXIT_FAIL : LS_EXIT_OK;
+out:
+	if (ret == LS_EXIT_USAGE)
+		ls_warn("compare: %s", err.msg);
+	free(rows);
+	ls_series_free(&sa);
+	ls_series_free(&sb);
+	ls_jr_free(&da);
+	ls_jr_free(&db);
+	return ret;
+}
