@@ -172,7 +172,6 @@ int ls_wire_compute(const struct ls_wire_cfg *cfg, struct ls_wire *out,
 		out->packets = 0;
 		t += simulate(cfg, cfg->size, LS_WIRE_AETH, LS_WIRE_AETH, 0,
 			      LS_WIRE_AETH, out);
-		t /= 2;
 		break;
 	default:
 		return ls_errf(err, "unknown verb %d", (int)cfg->verb);
@@ -180,8 +179,6 @@ int ls_wire_compute(const struct ls_wire_cfg *cfg, struct ls_wire *out,
 	out->total_ns = t;
 	out->propagate_ns = cfg->cable_m * LS_WIRE_NS_PER_M * cfg->hops;
 	out->serialize_ns = out->wire_bytes * 8.0 / cfg->link_gbps;
-	if (cfg->verb == LS_WIRE_READ)
-		out->serialize_ns /= 2;
 	out->switch_ns = t - out->serialize_ns - out->propagate_ns;
 	if (fabs(out->switch_ns) < 1e-9)
 		out->switch_ns = 0;

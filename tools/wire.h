@@ -45,7 +45,7 @@ enum ls_wire_verb {
 	LS_WIRE_WRITE_IMM,	/* RDMA WRITE with immediate (event mode) */
 	LS_WIRE_SEND,
 	LS_WIRE_SEND_IMM,
-	LS_WIRE_READ,		/* one-way = (request + response) / 2 */
+	LS_WIRE_READ,		/* request + response: a READ's latency is its round trip */
 };
 
 enum ls_wire_switch {
@@ -73,7 +73,7 @@ struct ls_wire {
 	double serialize_ns;	/* all packets at the link rate, one link */
 	double propagate_ns;	/* cable_m * ns_per_m * hops */
 	double switch_ns;	/* extra time spent in switches (hops - 1) */
-	double total_ns;	/* one-way: first bit out -> last bit in */
+	double total_ns;	/* first bit out -> last bit in (READ: request + response) */
 	double payload_only_ns;	/* size * 8 / rate: the seed's naive figure */
 };
 
