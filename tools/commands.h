@@ -14,5 +14,6 @@ int cmd_model(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_irq(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
 
 #endif /* LS_COMMANDS_H */

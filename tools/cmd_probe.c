@@ -1,0 +1,679 @@
+// SPDX-License-Identifier: GPL-2.0
+/* `latsplit probe`: a perftest-grade verbs latency probe (responder or prober). */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../include/uapi/latsplit.h"
+#include "commands.h"
+#include "json.h"
+#include "probe.h"
+#include "stats.h"
+#include "util.h"
+
+enum { FMT_AUTO, FMT_CSV, FMT_NDJSON };
+
+struct probe_cli {
+	struct ls_probe_opts o;
+	bool sweep, rtt, json, hist;
+	const char *samples;
+	int samples_fmt;
+	bool tty;
+	bool progress_shown;
+};
+
+/* Print the usage; its option list is the truth the man page is tested against. */
+static void usage(FILE *fp)
+{
+	fprintf(fp,
+"usage: latsplit probe [OPTIONS] [PEER]\n"
+"\n"
+"Verbs latency probe. Without PEER: responder (waits for a prober). With PEER:\n"
+"prober (connects to the responder on PEER and measures).\n"
+"\n"
+"options:\n"
+"  -d, --ib-dev DEV          RDMA device (default: the first one)\n"
+"  -i, --ib-port N           device port (default 1)\n"
+"  -x, --gid-index N         GID index (default: first RoCE v2 IPv4 GID)\n"
+"  -s, --size BYTES          message size (default 4)\n"
+"  -a, --all                 size sweep 2, 4, ..., 8388608 bytes\n"
+"  -n, --iters N             iterations per size (default 1000)\n"
+"  -D, --duration DUR        run each size for DUR (e.g. 5, 500ms) instead of -n\n"
+"      --max-samples N       samples kept per size with -D (default: auto)\n"
+"  -m, --mtu BYTES           path MTU 256..4096 (default: the port's active MTU)\n"
+"  -e, --events              completion events instead of busy polling\n"
+"  -u, --qp-timeout N        QP local ACK timeout exponent 0..31 (default 14)\n"
+"      --verb VERB           write (default), send or read\n"
+"      --cpu N               pin the probe to CPU N\n"
+"  -p, --port PORT           TCP control port (default %u)\n"
+"  -R, --rdma-cm             connect the QP with rdma_cm\n"
+"      --connect-timeout DUR connect and handshake timeout (default 5s)\n"
+"      --wait-timeout DUR    timeout for one answer or completion (default 10s)\n"
+"      --listen-timeout DUR  responder: give up without a prober (default: never)\n"
+"      --forever             responder: keep serving after a session\n"
+"      --rtt                 report round-trip time instead of one-way\n"
+"      --json                JSON document on stdout (kind \"probe\")\n"
+"      --samples FILE        write every sample to FILE (CSV, or NDJSON for\n"
+"                            *.ndjson / *.jsonl)\n"
+"      --samples-format FMT  csv or ndjson (overrides the file name)\n"
+"      --hist                print a log-linear histogram\n"
+"  -h, --help                this help\n"
+"\n"
+"exit status: 0 measured, 1 the run failed after it started (what was measured\n"
+"is still reported), 2 bad input or could not start.\n",
+		LS_OOB_DEFAULT_PORT);
+}
+
+/* Progress line on stderr (TTY only). */
+static void show_progress(void *arg, const struct ls_probe_run *run, uint64_t done)
+{
+	struct probe_cli *c = arg;
+
+	fprintf(stderr, "\r  size %u: %llu samples", run->size, (unsigned long long)done);
+	if (c->o.iters)
+		fprintf(stderr, " of %llu", (unsigned long long)c->o.iters);
+	fflush(stderr);
+	c->progress_shown = true;
+}
+
+/* Clear the progress line after a run. */
+static void end_progress(void *arg, const struct ls_probe_run *run)
+{
+	struct probe_cli *c = arg;
+
+	if (c->progress_shown)
+		fprintf(stderr, "\r\033[K");
+	c->progress_shown = false;
+}
+
+/* Parse the options into c; returns 0, or LS_EXIT_USAGE after a message. */
+static int parse(struct probe_cli *c, int argc, char **argv, bool *help)
+{
+	enum { O_CPU = 256, O_VERB, O_RTT, O_JSON, O_SAMPLES, O_SFMT, O_HIST, O_CTMO,
+	       O_WTMO, O_LTMO, O_FOREVER, O_MAXS };
+	static const struct option lo[] = {
+		{ "ib-dev", required_argument, NULL, 'd' },
+		{ "ib-port", required_argument, NULL, 'i' },
+		{ "gid-index", required_argument, NULL, 'x' },
+		{ "size", required_argument, NULL, 's' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "iters", required_argument, NULL, 'n' },
+		{ "duration", required_argument, NULL, 'D' },
+		{ "max-samples", required_argument, NULL, O_MAXS },
+		{ "mtu", required_argument, NULL, 'm' },
+		{ "events", no_argument, NULL, 'e' },
+		{ "qp-timeout", required_argument, NULL, 'u' },
+		{ "verb", required_argument, NULL, O_VERB },
+		{ "cpu", required_argument, NULL, O_CPU },
+		{ "port", required_argument, NULL, 'p' },
+		{ "rdma-cm", no_argument, NULL, 'R' },
+		{ "connect-timeout", required_argument, NULL, O_CTMO },
+		{ "wait-timeout", required_argument, NULL, O_WTMO },
+		{ "listen-timeout", required_argument, NULL, O_LTMO },
+		{ "forever", no_argument, NULL, O_FOREVER },
+		{ "rtt", no_argument, NULL, O_RTT },
+		{ "json", no_argument, NULL, O_JSON },
+		{ "samples", required_argument, NULL, O_SAMPLES },
+		{ "samples-format", required_argument, NULL, O_SFMT },
+		{ "hist", no_argument, NULL, O_HIST },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ls_probe_opts *o = &c->o;
+	bool have_n = false, have_s = false;
+	struct ls_err err = { "" };
+	uint64_t v;
+	int opt;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "d:i:x:s:an:D:m:eu:p:Rh", lo, NULL)) != -1) {
+		int rc = 0;
+
+		switch (opt) {
+		case 'd':
+			o->device = optarg;
+			break;
+		case 'i':
+			rc = ls_parse_u64(optarg, 1, 255, &v, &err, "--ib-port");
+			o->ib_port = (unsigned int)v;
+			break;
+		case 'x':
+			rc = ls_parse_u64(optarg, 0, 65535, &v, &err, "--gid-index");
+			o->gid_index = (int)v;
+			break;
+		case 's':
+			rc = ls_parse_u64(optarg, 1, 1u << 30, &v, &err, "--size");
+			o->sizes[0] = (uint32_t)v;
+			have_s = true;
+			break;
+		case 'a':
+			c->sweep = true;
+			break;
+		case 'n':
+			rc = ls_parse_u64(optarg, 1, LS_PROBE_MAX_CAPACITY, &v, &err, "--iters");
+			o->iters = v;
+			have_n = true;
+			break;
+		case 'D':
+			rc = ls_parse_duration_ns(optarg, &o->duration_ns, &err, "--duration");
+			if (!rc && !o->duration_ns)
+				rc = ls_errf(&err, "--duration: must be positive");
+			break;
+		case O_MAXS:
+			rc = ls_parse_u64(optarg, 1, LS_PROBE_MAX_CAPACITY, &o->capacity, &err,
+					  "--max-samples");
+			break;
+		case 'm':
+			rc = ls_parse_u64(optarg, 256, 4096, &v, &err, "--mtu");
+			o->mtu = (unsigned int)v;
+			if (!rc && !ls_probe_mtu_to_ibv(o->mtu))
+				rc = ls_errf(&err, "--mtu: %u is not 256, 512, 1024, 2048 or 4096",
+					     o->mtu);
+			break;
+		case 'e':
+			o->events = true;
+			break;
+		case 'u':
+			rc = ls_parse_u64(optarg, 0, 31, &v, &err, "--qp-timeout");
+			o->qp_timeout = (unsigned int)v;
+			break;
+		case O_VERB:
+			rc = ls_probe_parse_verb(optarg, &o->verb, &err);
+			break;
+		case O_CPU:
+			rc = ls_parse_u64(optarg, 0, 4095, &v, &err, "--cpu");
+			o->cpu = (int)v;
+			break;
+		case 'p':
+			rc = ls_parse_u64(optarg, 1, 65535, &v, &err, "--port");
+			o->port = (uint16_t)v;
+			break;
+		case 'R':
+			o->rdma_cm = true;
+			break;
+		case O_CTMO:
+			rc = ls_parse_duration_ns(optarg, &o->connect_timeout_ns, &err,
+						  "--connect-timeout");
+			break;
+		case O_WTMO:
+			rc = ls_parse_duration_ns(optarg, &o->wait_timeout_ns, &err,
+						  "--wait-timeout");
+			break;
+		case O_LTMO:
+			rc = ls_parse_duration_ns(optarg, &o->listen_timeout_ns, &err,
+						  "--listen-timeout");
+			break;
+		case O_FOREVER:
+			o->serve_forever = true;
+			break;
+		case O_RTT:
+			c->rtt = true;
+			break;
+		case O_JSON:
+			c->json = true;
+			break;
+		case O_SAMPLES:
+			c->samples = optarg;
+			break;
+		case O_SFMT:
+			if (!strcmp(optarg, "csv"))
+				c->samples_fmt = FMT_CSV;
+			else if (!strcmp(optarg, "ndjson"))
+				c->samples_fmt = FMT_NDJSON;
+			else
+				rc = ls_errf(&err, "--samples-format: '%s' is not csv or ndjson",
+					     optarg);
+			break;
+		case O_HIST:
+			c->hist = true;
+			break;
+		case 'h':
+			*help = true;
+			return 0;
+		default:
+			usage(stderr);
+			return LS_EXIT_USAGE;
+		}
+		if (rc) {
+			ls_warn("probe: %s", err.msg);
+			return LS_EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		o->peer = argv[optind++];
+	if (optind < argc) {
+		ls_warn("probe: unexpected argument '%s'", argv[optind]);
+		return LS_EXIT_USAGE;
+	}
+	/* Validation after parsing. */
+	if (have_n && o->duration_ns) {
+		ls_warn("probe: -n and -D exclude each other");
+		return LS_EXIT_USAGE;
+	}
+	if (o->duration_ns)
+		o->iters = 0;
+	else if (o->capacity) {
+		ls_warn("probe: --max-samples needs -D");
+		return LS_EXIT_USAGE;
+	}
+	if (c->sweep && have_s) {
+		ls_warn("probe: -a and -s exclude each other");
+		return LS_EXIT_USAGE;
+	}
+	if (c->sweep) {
+		o->nsizes = 0;
+		for (uint32_t s = 2; s <= (1u << 23); s <<= 1)
+			o->sizes[o->nsizes++] = s;
+	}
+	if (!o->peer && (c->samples || c->rtt || c->hist || c->sweep || have_n || have_s ||
+			 o->duration_ns || o->events || o->verb != LS_VERB_WRITE || o->mtu)) {
+		ls_warn("probe: -s/-a/-n/-D/-m/-e/--verb/--rtt/--hist/--samples are the prober's "
+			"(the responder follows the prober's parameters)");
+		return LS_EXIT_USAGE;
+	}
+	if (o->peer && (o->serve_forever || o->listen_timeout_ns)) {
+		ls_warn("probe: --forever and --listen-timeout are the responder's");
+		return LS_EXIT_USAGE;
+	}
+	if (c->samples_fmt == FMT_AUTO && c->samples) {
+		size_t n = strlen(c->samples);
+
+		c->samples_fmt = (n > 7 && !strcmp(c->samples + n - 7, ".ndjson")) ||
+				 (n > 6 && !strcmp(c->samples + n - 6, ".jsonl")) ?
+				 FMT_NDJSON : FMT_CSV;
+	}
+	if (ls_probe_opts_check(o, o->peer != NULL, &err)) {
+		ls_warn("probe: %s", err.msg);
+		return LS_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* Latency values of a run (one-way or RTT) in ns, malloc'd; NULL if empty. */
+static double *latencies(const struct probe_cli *c, const struct ls_probe_result *r,
+			 const struct ls_probe_run *run)
+{
+	double div = c->rtt ? 1.0 : (double)ls_probe_rtt_divisor(r->verb);
+	double *v;
+
+	if (!run->count)
+		return NULL;
+	v = malloc(run->count * sizeof(*v));
+	if (!v)
+		return NULL;
+	for (uint64_t i = 0; i < run->count; i++)
+		v[i] = (double)(run->samples[i].end_ns - run->samples[i].start_ns) / div;
+	return v;
+}
+
+/* Responder turnaround (seen -> answered) in ns, malloc'd; NULL if none. */
+static double *turnarounds(const struct ls_probe_sample *s, uint64_t n)
+{
+	double *v;
+
+	if (!n)
+		return NULL;
+	v = malloc(n * sizeof(*v));
+	if (!v)
+		return NULL;
+	for (uint64_t i = 0; i < n; i++)
+		v[i] = (double)(s[i].end_ns - s[i].start_ns);
+	return v;
+}
+
+/* What the latency figures mean. */
+static const char *latency_kind(const struct probe_cli *c, const struct ls_probe_result *r)
+{
+	if (c->rtt)
+		return "rtt";
+	return r->verb == LS_VERB_READ ? "read" : "one_way";
+}
+
+static const char *const hwclock_names[] = { "none", "hca", "wallclock" };
+
+/* The header: what was measured, how, with which clock. */
+static void print_header(const struct probe_cli *c, const struct ls_probe_result *r)
+{
+	const struct ls_probe_dev *d = &r->dev;
+
+	printf("# latsplit probe (%s): RC %s %s, %s, %s port %u%s%s\n",
+	       r->is_prober ? "prober" : "responder",
+	       r->verb == LS_VERB_READ ? "RDMA READ" : r->verb == LS_VERB_SEND ? "SEND/RECV" :
+	       r->events ? "RDMA WRITE-with-immediate" : "RDMA WRITE",
+	       r->verb == LS_VERB_READ ? "" : "ping-pong",
+	       r->rdma_cm ? "rdma_cm" : "TCP control channel", d->name, d->port,
+	       *d->netdev ? " on " : "", d->netdev);
+	printf("# peer %s, GID %d %s (%s), link %s\n", r->peer, d->gid_index, d->gid,
+	       d->gid_type, *d->rate ? d->rate : "rate unknown");
+	printf("# MTU %u (active %u, peer active %u), mode %s, CPU %s", r->mtu, d->active_mtu,
+	       r->peer_active_mtu,
+	       r->events ? "events (completion channel + ibv_req_notify_cq)" : "busy poll",
+	       r->cpu >= 0 ? "pinned " : "not pinned");
+	if (r->cpu >= 0)
+		printf("%d", r->cpu);
+	else if (r->ran_on_cpu >= 0)
+		printf(", ran on %d", r->ran_on_cpu);
+	printf("\n# clock: CLOCK_MONOTONIC (clock_gettime) per sample; HW completion "
+	       "timestamps: %s\n",
+	       d->hwclock == LS_HWCLOCK_NONE ? "none (device reports none)" :
+	       d->hwclock == LS_HWCLOCK_HCA ? "HCA clock (ticks / hca_core_clock kHz)" :
+	       "wallclock ns");
+	if (!r->is_prober)
+		printf("# responder turnaround: request seen -> answer posted\n");
+	else if (c->rtt)
+		printf("# latency: round-trip time (--rtt)\n");
+	else if (r->verb == LS_VERB_READ)
+		printf("# latency: RDMA READ completion time (a READ is one round trip; "
+		       "as ib_read_lat)\n");
+	else
+		printf("# latency: one-way = RTT/2 (as ib_write_lat)\n");
+}
+
+/* One table row (figures in us). */
+static void print_row(uint32_t size, const struct ls_summary *s, bool complete)
+{
+	printf("%9u %9zu %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f%s\n", size,
+	       s->count, s->min / 1e3, s->p50 / 1e3, s->p90 / 1e3, s->p99 / 1e3,
+	       s->p999 / 1e3, s->p9999 / 1e3, s->max / 1e3, s->mean / 1e3, s->stdev / 1e3,
+	       complete ? "" : "  (cut short)");
+}
+
+/* Log-linear histogram of sorted values (ns). */
+static void print_hist(const double *v, size_t n)
+{
+	uint64_t counts[LS_HIST_NR_BUCKETS] = { 0 }, max = 0;
+
+	for (size_t i = 0; i < n; i++)
+		counts[ls_hist_bucket((uint64_t)llround(v[i]))]++;
+	for (unsigned int b = 0; b < LS_HIST_NR_BUCKETS; b++)
+		if (counts[b] > max)
+			max = counts[b];
+	printf("# histogram (log-linear, %u sub-buckets per power of two)\n", LS_HIST_SUB);
+	printf("# %12s %12s %9s\n", "from_us", "to_us", "count");
+	for (unsigned int b = 0; b < LS_HIST_NR_BUCKETS; b++) {
+		int w;
+
+		if (!counts[b])
+			continue;
+		w = (int)(40 * counts[b] / max);
+		printf("  %12.3f %12.3f %9llu %.*s\n", ls_hist_bucket_lo(b) / 1e3,
+		       ls_hist_bucket_hi(b) / 1e3, (unsigned long long)counts[b], w ? w : 1,
+		       "########################################");
+	}
+}
+
+/* JSON histogram of values (ns). */
+static void json_hist(struct ls_json *j, const double *v, size_t n)
+{
+	uint64_t *counts = calloc(LS_HIST_NR_BUCKETS, sizeof(*counts));
+
+	ls_json_arr_open(j, "histogram");
+	if (counts) {
+		for (size_t i = 0; i < n; i++)
+			counts[ls_hist_bucket((uint64_t)llround(v[i]))]++;
+		for (unsigned int b = 0; b < LS_HIST_NR_BUCKETS; b++) {
+			if (!counts[b])
+				continue;
+			ls_json_obj_open(j, NULL);
+			ls_json_u64(j, "lo_ns", ls_hist_bucket_lo(b));
+			ls_json_u64(j, "hi_ns", ls_hist_bucket_hi(b));
+			ls_json_u64(j, "count", counts[b]);
+			ls_json_obj_close(j);
+		}
+	}
+	ls_json_arr_close(j);
+	free(counts);
+}
+
+/* Human output for the whole result. */
+static void print_human(const struct probe_cli *c, const struct ls_probe_result *r)
+{
+	print_header(c, r);
+	printf("# %7s %9s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n", "bytes", "samples",
+	       "min_us", "p50_us", "p90_us", "p99_us", "p99.9_us", "p99.99_us", "max_us",
+	       "mean_us", "stdev_us");
+	for (unsigned int k = 0; k < r->nruns; k++) {
+		const struct ls_probe_run *run = &r->runs[k];
+		double *v = r->is_prober ? latencies(c, r, run) :
+			    turnarounds(run->samples, run->count);
+		struct ls_summary s;
+
+		ls_summarize(v, v ? run->count : 0, &s);
+		print_row(run->size, &s, run->complete);
+		if (c->hist && v)
+			print_hist(v, run->count);
+		free(v);
+	}
+	if (r->is_prober && r->nruns) {
+		const struct ls_probe_run *run = &r->runs[r->nruns - 1];
+		double *t = turnarounds(run->peer, run->peer_count);
+		struct ls_summary s;
+
+		if (t) {
+			ls_summarize(t, run->peer_count, &s);
+			printf("# responder turnaround (seen -> answered, size %u): p50 %.3f us, "
+			       "p99 %.3f us, max %.3f us\n", run->size, s.p50 / 1e3, s.p99 / 1e3,
+			       s.max / 1e3);
+			free(t);
+		}
+	}
+	if (*r->fault)
+		printf("# FAULT: %s\n", r->fault);
+}
+
+/* One run's figures as JSON members of the current object. */
+static void json_run(struct ls_json *j, const struct probe_cli *c,
+		     const struct ls_probe_result *r, const struct ls_probe_run *run)
+{
+	double *v = r->is_prober ? latencies(c, r, run) : turnarounds(run->samples, run->count);
+	double *t = r->is_prober ? turnarounds(run->peer, run->peer_count) : NULL;
+	struct ls_summary s;
+
+	ls_json_u64(j, "size", run->size);
+	ls_json_u64(j, "count", run->count);
+	ls_json_bool(j, "complete", run->complete);
+	ls_json_u64(j, "begin_ns", run->begin_ns);
+	ls_json_u64(j, "finish_ns", run->finish_ns);
+	if (r->is_prober) {
+		/* samples_ns in measurement order, before sorting */
+		ls_json_arr_open(j, "samples_ns");
+		for (uint64_t i = 0; v && i < run->count; i++)
+			ls_json_dbl(j, NULL, v[i]);
+		ls_json_arr_close(j);
+	}
+	ls_summarize(v, v ? run->count : 0, &s);
+	ls_json_summary(j, r->is_prober ? "summary" : "turnaround", &s);
+	if (c->hist)
+		json_hist(j, v, v ? run->count : 0);
+	if (r->is_prober) {
+		ls_json_obj_open(j, "responder");
+		ls_json_u64(j, "count", run->peer_count);
+		ls_summarize(t, t ? run->peer_count : 0, &s);
+		ls_json_summary(j, "turnaround", &s);
+		ls_json_obj_close(j);
+	}
+	free(v);
+	free(t);
+}
+
+/* JSON output (kind "probe", schema LS_JSON_SCHEMA). */
+static void print_json(const struct probe_cli *c, const struct ls_probe_result *r)
+{
+	const struct ls_probe_dev *d = &r->dev;
+	struct ls_json j;
+
+	ls_json_init(&j, stdout, false);
+	ls_json_obj_open(&j, NULL);
+	ls_json_u64(&j, "schema", LS_JSON_SCHEMA);
+	ls_json_str(&j, "kind", "probe");
+	ls_json_str(&j, "role", r->is_prober ? "prober" : "responder");
+	ls_json_str(&j, "verb", ls_probe_verb_name(r->verb));
+	ls_json_str(&j, "mode", r->events ? "events" : "poll");
+	ls_json_str(&j, "latency", latency_kind(c, r));
+	ls_json_u64(&j, "rtt_divisor", c->rtt ? 1 : ls_probe_rtt_divisor(r->verb));
+	ls_json_str(&j, "clock", r->clock);
+	ls_json_str(&j, "hw_clock", hwclock_names[d->hwclock]);
+	ls_json_bool(&j, "rdma_cm", r->rdma_cm);
+	ls_json_str(&j, "peer", r->peer);
+	ls_json_u64(&j, "mtu", r->mtu);
+	if (r->cpu >= 0)
+		ls_json_i64(&j, "cpu", r->cpu);
+	else
+		ls_json_null(&j, "cpu");
+	ls_json_i64(&j, "ran_on_cpu", r->ran_on_cpu);
+	ls_json_u64(&j, "qp_timeout", c->o.qp_timeout);
+	if (c->o.iters)
+		ls_json_u64(&j, "iters", c->o.iters);
+	else
+		ls_json_null(&j, "iters");
+	ls_json_u64(&j, "duration_ns", c->o.duration_ns);
+	ls_json_obj_open(&j, "device");
+	ls_json_str(&j, "name", d->name);
+	ls_json_u64(&j, "port", d->port);
+	ls_json_i64(&j, "gid_index", d->gid_index);
+	ls_json_str(&j, "gid", d->gid);
+	ls_json_str(&j, "gid_type", d->gid_type);
+	ls_json_str(&j, "netdev", d->netdev);
+	ls_json_u64(&j, "active_mtu", d->active_mtu);
+	ls_json_u64(&j, "max_mtu", d->max_mtu);
+	ls_json_str(&j, "rate", d->rate);
+	ls_json_dbl(&j, "link_gbps", d->link_gbps);
+	ls_json_u64(&j, "max_msg_sz", d->max_msg_sz);
+	ls_json_u64(&j, "hca_core_clock_khz", d->hca_core_clock_khz);
+	ls_json_obj_close(&j);
+	ls_json_u64(&j, "peer_active_mtu", r->peer_active_mtu);
+	ls_json_bool(&j, "complete", !*r->fault);
+	if (*r->fault)
+		ls_json_str(&j, "fault", r->fault);
+	else
+		ls_json_null(&j, "fault");
+	if (r->nruns == 1 && !c->sweep) {
+		json_run(&j, c, r, &r->runs[0]);
+	} else {
+		ls_json_arr_open(&j, "runs");
+		for (unsigned int k = 0; k < r->nruns; k++) {
+			ls_json_obj_open(&j, NULL);
+			json_run(&j, c, r, &r->runs[k]);
+			ls_json_obj_close(&j);
+		}
+		ls_json_arr_close(&j);
+	}
+	ls_json_obj_close(&j);
+	ls_json_end(&j);
+}
+
+/* Write every sample to FILE atomically (CSV or NDJSON). */
+static int write_samples(const struct probe_cli *c, const struct ls_probe_result *r,
+			 struct ls_err *err)
+{
+	double div = c->rtt ? 1.0 : (double)ls_probe_rtt_divisor(r->verb);
+	struct ls_afile af;
+	uint64_t idx = 0;
+
+	if (ls_afile_open(&af, c->samples, err))
+		return -1;
+	if (c->samples_fmt == FMT_CSV)
+		fprintf(af.fp, "index,size,start_ns,end_ns,rtt_ns,latency_ns,hw_end_ns,"
+			"peer_seen_ns,peer_answered_ns\n");
+	for (unsigned int k = 0; k < r->nruns; k++) {
+		const struct ls_probe_run *run = &r->runs[k];
+
+		for (uint64_t i = 0; i < run->count; i++, idx++) {
+			const struct ls_probe_sample *s = &run->samples[i];
+			const struct ls_probe_sample *p = i < run->peer_count ? &run->peer[i] : NULL;
+			uint64_t rtt = s->end_ns - s->start_ns;
+			uint64_t hw = run->hw_end_ns ? run->hw_end_ns[i] : 0;
+
+			if (c->samples_fmt == FMT_CSV) {
+				fprintf(af.fp, "%llu,%u,%llu,%llu,%llu,%.1f,", (unsigned long long)idx,
+					run->size, (unsigned long long)s->start_ns,
+					(unsigned long long)s->end_ns, (unsigned long long)rtt,
+					(double)rtt / div);
+				if (hw)
+					fprintf(af.fp, "%llu", (unsigned long long)hw);
+				if (p)
+					fprintf(af.fp, ",%llu,%llu\n", (unsigned long long)p->start_ns,
+						(unsigned long long)p->end_ns);
+				else
+					fprintf(af.fp, ",,\n");
+				continue;
+			}
+			fprintf(af.fp, "{\"index\":%llu,\"size\":%u,\"start_ns\":%llu,\"end_ns\":%llu,"
+				"\"rtt_ns\":%llu,\"latency_ns\":%.1f", (unsigned long long)idx,
+				run->size, (unsigned long long)s->start_ns,
+				(unsigned long long)s->end_ns, (unsigned long long)rtt,
+				(double)rtt / div);
+			if (hw)
+				fprintf(af.fp, ",\"hw_end_ns\":%llu", (unsigned long long)hw);
+			if (p)
+				fprintf(af.fp, ",\"peer_seen_ns\":%llu,\"peer_answered_ns\":%llu",
+					(unsigned long long)p->start_ns,
+					(unsigned long long)p->end_ns);
+			fprintf(af.fp, "}\n");
+		}
+	}
+	return ls_afile_commit(&af, err);
+}
+
+/* `latsplit probe`. */
+int cmd_probe(int argc, char **argv)
+{
+	struct probe_cli c = { .samples_fmt = FMT_AUTO };
+	struct ls_probe_result *r;
+	struct ls_err err = { "" };
+	bool help = false, started;
+	int rc;
+
+	ls_probe_opts_init(&c.o);
+	rc = parse(&c, argc, argv, &help);
+	if (rc)
+		return rc;
+	if (help) {
+		usage(stdout);
+		return LS_EXIT_OK;
+	}
+	c.tty = isatty(STDERR_FILENO);
+	c.o.arg = &c;
+	if (c.tty && c.o.peer) {
+		c.o.progress = show_progress;
+		c.o.run_end = end_progress;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		ls_warn("probe: out of memory");
+		return LS_EXIT_USAGE;
+	}
+	rc = c.o.peer ? ls_probe_run_client(&c.o, r, &err) : ls_probe_run_server(&c.o, r, &err);
+	started = r->nruns > 0;
+	if (rc) {
+		end_progress(&c, NULL);
+		ls_warn("probe: %s", err.msg);
+		if (!started) {
+			ls_probe_result_free(r);
+			free(r);
+			return LS_EXIT_USAGE;
+		}
+		if (!*r->fault)
+			snprintf(r->fault, sizeof(r->fault), "%s", err.msg);
+	}
+	if (c.json)
+		print_json(&c, r);
+	else
+		print_human(&c, r);
+	fflush(stdout);
+	if (c.samples && started) {
+		struct ls_err e2 = { "" };
+
+		if (write_samples(&c, r, &e2)) {
+			ls_warn("probe: samples: %s", e2.msg);
+			rc = -1;
+		}
+	}
+	ls_probe_result_free(r);
+	free(r);
+	return rc ? LS_EXIT_FAIL : LS_EXIT_OK;
+}
