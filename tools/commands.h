@@ -14,6 +14,7 @@ int cmd_model(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_irq(int argc, char **argv);
+int cmd_check(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 
 #endif /* LS_COMMANDS_H */

@@ -15,6 +15,7 @@
 /* The subcommands, in the order `latsplit --help` lists them. */
 static const struct ls_command commands[] = {
 	{ "probe",	cmd_probe,	"verbs latency probe (perftest-like ping-pong), responder or prober" },
+	{ "check",	cmd_check,	"layer-by-layer health check of an RDMA port (PASS/WARN/FAIL)" },
 	{ "irq",	cmd_irq,	"per-CPU NIC IRQ/softirq latency, affinity map, warnings" },
 	{ "record",	cmd_record,	"per-CPU IRQ/softirq/NAPI/wakeup stage histograms for a window" },
 	{ "compare",	cmd_compare,	"A/B comparison of two JSON results with significance; exit 1 on regression" },

@@ -9,7 +9,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
 
 /* An error that carries what failed and why, filled at the failure site. */
 struct ls_err {

@@ -1,0 +1,664 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * latsplit check: the seed's layer-by-layer checklist for one RDMA port,
+ * physical to application: port state, link rate and width, physical
+ * errors, PFC pauses, ECN/CNP, out-of-sequence and retransmits, RDMA
+ * latency against the thresholds, ICMP ping beside RDMA, NIC IRQ spread.
+ * One PASS/WARN/FAIL row each, with its evidence.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "counters.h"
+#include "icmp.h"
+#include "json.h"
+#include "nic.h"
+#include "probe.h"
+#include "stats.h"
+#include "util.h"
+
+enum row_status { ROW_PASS, ROW_WARN, ROW_FAIL, ROW_SKIP };
+
+static const char *const status_name[] = { "PASS", "WARN", "FAIL", "SKIP" };
+
+struct check_row {
+	const char *id;
+	const char *title;
+	enum row_status status;
+	char evidence[768];
+};
+
+#define MAX_ROWS	12
+
+struct check_opts {
+	const char *ibdev;
+	unsigned int port;
+	const char *peer;
+	double expect_gbps;		/* 0: no expectation */
+	uint64_t window_ns;
+	uint64_t iters;
+	unsigned int qp_timeout;
+	unsigned int oob_port;		/* 0: the probe's default */
+	unsigned int ping_count;
+	double normal_us, abnormal_us, hurt_us;
+	bool json;
+};
+
+struct check_ctx {
+	struct check_opts o;
+	struct ls_nic nic;
+	struct ls_ctr_diff diff;
+	struct check_row rows[MAX_ROWS];
+	unsigned int nr_rows;
+	/* RDMA probe, when PEER is given */
+	bool probed;
+	char probe_error[512];
+	struct ls_summary rdma;		/* one-way ns */
+	/* ping, when PEER is given */
+	bool pinged;
+	char ping_error[256];
+	unsigned int ping_sent, ping_recv;
+	struct ls_summary ping;		/* RTT ns */
+};
+
+/* Print the usage of `latsplit check`. */
+static void check_usage(FILE *fp)
+{
+	fprintf(fp,
+		"usage: latsplit check -d DEV [OPTIONS] [PEER]\n"
+		"\n"
+		"Layer-by-layer health check of an RDMA port (physical -> application).\n"
+		"With PEER (running `latsplit probe` as responder) it also measures RDMA\n"
+		"latency and ICMP ping side by side.\n"
+		"\n"
+		"options:\n"
+		"  -d, --ib-dev DEV         RDMA device (required)\n"
+		"  -i, --ib-port N          port number (default 1)\n"
+		"  -g, --expect-gbps G      expected link rate; lower is a FAIL (downgrade)\n"
+		"  -w, --window SECS        counter window when no PEER is given (default 2)\n"
+		"  -n, --iters N            probe iterations (default 1000)\n"
+		"  -u, --qp-timeout T       QP local ACK timeout exponent (default 14)\n"
+		"  -p, --port P             probe's out-of-band TCP port\n"
+		"  -c, --ping-count N       ICMP echoes (default 20)\n"
+		"      --normal-us US       upper bound of normal 4 B one-way latency (default 3)\n"
+		"      --abnormal-us US     abnormal above this (default 5)\n"
+		"      --hurt-us US         hurts training above this (default 10)\n"
+		"  -j, --json               JSON (kind \"check\")\n"
+		"  -h, --help               this text\n"
+		"\n"
+		"exit status: 0 every row passed or warned, 1 a row failed, 2 could not run\n");
+}
+
+/* Parse and validate options. */
+static int check_parse(int argc, char **argv, struct check_opts *o)
+{
+	enum { OPT_NORMAL = 256, OPT_ABNORMAL, OPT_HURT };
+	static const struct option lopts[] = {
+		{ "ib-dev", required_argument, NULL, 'd' },
+		{ "ib-port", required_argument, NULL, 'i' },
+		{ "expect-gbps", required_argument, NULL, 'g' },
+		{ "window", required_argument, NULL, 'w' },
+		{ "iters", required_argument, NULL, 'n' },
+		{ "qp-timeout", required_argument, NULL, 'u' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "ping-count", required_argument, NULL, 'c' },
+		{ "normal-us", required_argument, NULL, OPT_NORMAL },
+		{ "abnormal-us", required_argument, NULL, OPT_ABNORMAL },
+		{ "hurt-us", required_argument, NULL, OPT_HURT },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct ls_err err = { "" };
+	uint64_t v;
+	double secs = 2;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->port = 1;
+	o->iters = 1000;
+	o->qp_timeout = 14;
+	o->ping_count = 20;
+	o->normal_us = 3;
+	o->abnormal_us = 5;
+	o->hurt_us = 10;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "d:i:g:w:n:u:p:c:jh", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'd': o->ibdev = optarg; break;
+		case 'i':
+			if (ls_parse_u64(optarg, 1, 255, &v, &err, "--ib-port"))
+				goto bad;
+			o->port = (unsigned int)v;
+			break;
+		case 'g':
+			if (ls_parse_double(optarg, 0.001, 10000, &o->expect_gbps, &err, "--expect-gbps"))
+				goto bad;
+			break;
+		case 'w':
+			if (ls_parse_double(optarg, 0.1, 3600, &secs, &err, "--window"))
+				goto bad;
+			break;
+		case 'n':
+			if (ls_parse_u64(optarg, 10, 100000000, &o->iters, &err, "--iters"))
+				goto bad;
+			break;
+		case 'u':
+			if (ls_parse_u64(optarg, 1, 31, &v, &err, "--qp-timeout"))
+				goto bad;
+			o->qp_timeout = (unsigned int)v;
+			break;
+		case 'p':
+			if (ls_parse_u64(optarg, 1, 65535, &v, &err, "--port"))
+				goto bad;
+			o->oob_port = (unsigned int)v;
+			break;
+		case 'c':
+			if (ls_parse_u64(optarg, 1, 100000, &v, &err, "--ping-count"))
+				goto bad;
+			o->ping_count = (unsigned int)v;
+			break;
+		case OPT_NORMAL:
+			if (ls_parse_double(optarg, 0, 1e9, &o->normal_us, &err, "--normal-us"))
+				goto bad;
+			break;
+		case OPT_ABNORMAL:
+			if (ls_parse_double(optarg, 0, 1e9, &o->abnormal_us, &err, "--abnormal-us"))
+				goto bad;
+			break;
+		case OPT_HURT:
+			if (ls_parse_double(optarg, 0, 1e9, &o->hurt_us, &err, "--hurt-us"))
+				goto bad;
+			break;
+		case 'j': o->json = true; break;
+		case 'h': check_usage(stdout); exit(LS_EXIT_OK);
+		default: check_usage(stderr); return LS_EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		o->peer = argv[optind++];
+	if (optind < argc) {
+		ls_errf(&err, "unexpected argument '%s'", argv[optind]);
+		goto bad;
+	}
+	if (!o->ibdev) {
+		ls_errf(&err, "-d DEV is required");
+		goto bad;
+	}
+	if (!(o->normal_us <= o->abnormal_us && o->abnormal_us <= o->hurt_us)) {
+		ls_errf(&err, "thresholds must satisfy normal (%g) <= abnormal (%g) <= hurt (%g)",
+			o->normal_us, o->abnormal_us, o->hurt_us);
+		goto bad;
+	}
+	o->window_ns = (uint64_t)(secs * 1e9);
+	return 0;
+bad:
+	ls_warn("check: %s", err.msg);
+	return LS_EXIT_USAGE;
+}
+
+/* Append a row. */
+static struct check_row *add_row(struct check_ctx *cx, const char *id, const char *title,
+				 enum row_status st, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+static struct check_row *add_row(struct check_ctx *cx, const char *id, const char *title,
+				 enum row_status st, const char *fmt, ...)
+{
+	struct check_row *r;
+	va_list ap;
+
+	if (cx->nr_rows >= MAX_ROWS)
+		return NULL;
+	r = &cx->rows[cx->nr_rows++];
+	r->id = id;
+	r->title = title;
+	r->status = st;
+	va_start(ap, fmt);
+	vsnprintf(r->evidence, sizeof(r->evidence), fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+/* Append "name +delta" for counters matching pred to buf; returns how many moved. */
+static unsigned int moved_list(const struct ls_ctr_diff *d, bool (*pred)(const struct ls_ctr_delta *),
+			       char *buf, size_t len, unsigned int *readable)
+{
+	unsigned int moved = 0;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	*readable = 0;
+	for (size_t i = 0; i < d->n; i++) {
+		const struct ls_ctr_delta *c = &d->v[i];
+
+		if (!c->ok || !pred(c))
+			continue;
+		(*readable)++;
+		if (!ls_ctr_moved(c))
+			continue;
+		moved++;
+		if (n < len)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s %+lld", n ? ", " : "",
+					      c->name, (long long)c->delta);
+	}
+	return moved;
+}
+
+/* Counter-name predicates for the rows. */
+static bool is_phys(const struct ls_ctr_delta *c)
+{
+	static const char *const keys[] = {
+		"symbol_error", "crc", "fcs", "link_error_recovery", "link_downed",
+		"port_rcv_errors", "local_link_integrity", "excessive_buffer_overrun",
+		"rx_length_errors", "rx_frame_errors", "align",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+		if (strcasestr(c->name, keys[i]))
+			return true;
+	return false;
+}
+static bool is_pfc(const struct ls_ctr_delta *c) { return c->cls == LS_CTR_PFC; }
+static bool is_ecn_cnp(const struct ls_ctr_delta *c) { return c->cls == LS_CTR_ECN || c->cls == LS_CTR_CNP; }
+static bool is_oos_retx(const struct ls_ctr_delta *c) { return c->cls == LS_CTR_OOS || c->cls == LS_CTR_RETRANS; }
+
+/* Total since boot of counters matching pred (non-gauge, readable). */
+static uint64_t total_of(const struct ls_ctr_diff *d, bool (*pred)(const struct ls_ctr_delta *))
+{
+	uint64_t t = 0;
+
+	for (size_t i = 0; i < d->n; i++)
+		if (d->v[i].ok && !d->v[i].gauge && pred(&d->v[i]))
+			t += d->v[i].after;
+	return t;
+}
+
+/* Port state and physical state rows. */
+static void row_port(struct check_ctx *cx)
+{
+	char path[256], state[64] = "", phys[64] = "";
+	struct ls_err err;
+
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%u/state", cx->o.ibdev, cx->o.port);
+	if (ls_read_text(path, state, sizeof(state), &err)) {
+		add_row(cx, "port-state", "port state", ROW_FAIL, "%s", err.msg);
+		return;
+	}
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%u/phys_state", cx->o.ibdev, cx->o.port);
+	ls_read_text(path, phys, sizeof(phys), NULL);
+	add_row(cx, "port-state", "port state", strstr(state, "ACTIVE") &&
+		(!phys[0] || strstr(phys, "LinkUp")) ? ROW_PASS : ROW_FAIL,
+		"state %s, phys_state %s", state, phys[0] ? phys : "unknown");
+}
+
+/* Link rate and width against --expect-gbps. */
+static void row_rate(struct check_ctx *cx)
+{
+	char path[256], rate[96];
+	struct ls_err err;
+	double gbps;
+	char *end;
+
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%u/rate", cx->o.ibdev, cx->o.port);
+	if (ls_read_text(path, rate, sizeof(rate), &err)) {
+		add_row(cx, "link-rate", "link rate and width", ROW_FAIL, "%s", err.msg);
+		return;
+	}
+	gbps = strtod(rate, &end);
+	if (end == rate) {
+		add_row(cx, "link-rate", "link rate and width", ROW_FAIL, "unparsable rate '%s'", rate);
+		return;
+	}
+	if (cx->o.expect_gbps <= 0)
+		add_row(cx, "link-rate", "link rate and width", ROW_PASS,
+			"%s (no --expect-gbps given to compare with)", rate);
+	else if (gbps + 1e-9 < cx->o.expect_gbps)
+		add_row(cx, "link-rate", "link rate and width", ROW_FAIL,
+			"%s is below the expected %g Gb/s: the link trained down (check cable, optics, width)",
+			rate, cx->o.expect_gbps);
+	else
+		add_row(cx, "link-rate", "link rate and width", ROW_PASS, "%s (expected %g Gb/s)",
+			rate, cx->o.expect_gbps);
+}
+
+/* One counter-class row: FAIL/WARN when moving, per the class's severity. */
+static void row_counters(struct check_ctx *cx, const char *id, const char *title,
+			 bool (*pred)(const struct ls_ctr_delta *), enum row_status if_moved,
+			 const char *meaning)
+{
+	char list[600];
+	unsigned int readable, moved;
+	double secs = (double)cx->o.window_ns / 1e9;
+
+	moved = moved_list(&cx->diff, pred, list, sizeof(list), &readable);
+	if (!readable)
+		add_row(cx, id, title, ROW_WARN, "no such counter is exposed by %s%s%s: cannot judge",
+			cx->o.ibdev, cx->nic.netdev[0] ? " / " : "", cx->nic.netdev);
+	else if (moved)
+		add_row(cx, id, title, if_moved, "moved during the window: %s (%s)", list, meaning);
+	else if (pred == is_phys && total_of(&cx->diff, pred))
+		add_row(cx, id, title, ROW_WARN,
+			"%u counters steady over %.1f s but %llu errors since they were last cleared",
+			readable, secs, (unsigned long long)total_of(&cx->diff, pred));
+	else
+		add_row(cx, id, title, ROW_PASS, "%u counters, none moved", readable);
+}
+
+/* RDMA one-way latency against the thresholds. */
+static void row_latency(struct check_ctx *cx)
+{
+	const char *t = "RDMA latency (4 B one-way)";
+	double p50, p99;
+
+	if (!cx->o.peer) {
+		add_row(cx, "rdma-latency", t, ROW_SKIP, "no PEER given");
+		return;
+	}
+	if (!cx->probed) {
+		add_row(cx, "rdma-latency", t, ROW_FAIL, "probe failed: %s", cx->probe_error);
+		return;
+	}
+	p50 = cx->rdma.p50 / 1e3;
+	p99 = cx->rdma.p99 / 1e3;
+	if (p50 > cx->o.hurt_us)
+		add_row(cx, "rdma-latency", t, ROW_FAIL,
+			"p50 %.2f us, p99 %.2f us: above %g us, visibly hurts training", p50, p99, cx->o.hurt_us);
+	else if (p50 > cx->o.abnormal_us)
+		add_row(cx, "rdma-latency", t, ROW_FAIL,
+			"p50 %.2f us, p99 %.2f us: abnormal (> %g us): queuing or processing trouble",
+			p50, p99, cx->o.abnormal_us);
+	else if (p50 > cx->o.normal_us || p99 > cx->o.hurt_us)
+		add_row(cx, "rdma-latency", t, ROW_WARN,
+			"p50 %.2f us, p99 %.2f us: above the normal %g us or a heavy tail", p50, p99,
+			cx->o.normal_us);
+	else
+		add_row(cx, "rdma-latency", t, ROW_PASS, "p50 %.2f us, p99 %.2f us (normal <= %g us)",
+			p50, p99, cx->o.normal_us);
+}
+
+/* ICMP ping beside RDMA: the seed's pitfall, one fine and the other not. */
+static void row_ping(struct check_ctx *cx)
+{
+	const char *t = "ICMP ping vs RDMA";
+	double loss;
+	bool rdma_bad;
+
+	if (!cx->o.peer) {
+		add_row(cx, "ping-vs-rdma", t, ROW_SKIP, "no PEER given");
+		return;
+	}
+	if (!cx->pinged) {
+		add_row(cx, "ping-vs-rdma", t, ROW_WARN, "ping could not run: %s", cx->ping_error);
+		return;
+	}
+	loss = cx->ping_sent ? 100.0 * (cx->ping_sent - cx->ping_recv) / cx->ping_sent : 100;
+	rdma_bad = !cx->probed || cx->rdma.p50 / 1e3 > cx->o.abnormal_us;
+	if (loss > 0.1)
+		add_row(cx, "ping-vs-rdma", t, ROW_FAIL,
+			"ICMP loss %.1f%% (%u/%u): a link or forwarding fault%s", loss,
+			cx->ping_sent - cx->ping_recv, cx->ping_sent,
+			rdma_bad ? "" : ", although RDMA works (ping goes through the L3 path)");
+	else if (rdma_bad)
+		add_row(cx, "ping-vs-rdma", t, ROW_FAIL,
+			"ping fine (RTT p50 %.1f us, no loss) but RDMA is not (%s): ping working does not "
+			"mean RDMA works; check PFC/ECN and the RDMA path",
+			cx->ping.p50 / 1e3, cx->probed ? "one-way p50 above the abnormal threshold" : "probe failed");
+	else
+		add_row(cx, "ping-vs-rdma", t, ROW_PASS,
+			"ICMP RTT p50 %.1f us (no loss) vs RDMA RTT p50 %.1f us: %.1fx", cx->ping.p50 / 1e3,
+			2 * cx->rdma.p50 / 1e3, cx->rdma.p50 > 0 ? cx->ping.p50 / (2 * cx->rdma.p50) : 0);
+}
+
+/* NIC IRQ spread across CPUs. */
+static void row_irq_spread(struct check_ctx *cx)
+{
+	uint64_t all[LS_CPUMASK_WORDS] = { 0 };
+	unsigned int weight = 0;
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+	char list[256];
+
+	if (!cx->nic.nr_irqs) {
+		add_row(cx, "irq-spread", "NIC IRQ spread", ROW_WARN,
+			"no IRQs found for %s (netdev %s)", cx->o.ibdev,
+			cx->nic.netdev[0] ? cx->nic.netdev : "none");
+		return;
+	}
+	for (unsigned int i = 0; i < cx->nic.nr_irqs; i++) {
+		uint64_t mask[LS_CPUMASK_WORDS], eff[LS_CPUMASK_WORDS];
+
+		if (ls_irq_affinity(cx->nic.irqs[i], mask, eff, NULL))
+			continue;
+		for (int w = 0; w < LS_CPUMASK_WORDS; w++)
+			all[w] |= eff[w];
+	}
+	for (int w = 0; w < LS_CPUMASK_WORDS; w++)
+		weight += (unsigned int)__builtin_popcountll(all[w]);
+	ls_format_cpulist(all, LS_MAX_CPUS, list, sizeof(list));
+	if (online > 1 && weight <= 1)
+		add_row(cx, "irq-spread", "NIC IRQ spread", ROW_WARN,
+			"all %u NIC IRQs are served by CPU %s of %ld online: one busy CPU delays them all",
+			cx->nic.nr_irqs, list, online);
+	else
+		add_row(cx, "irq-spread", "NIC IRQ spread", ROW_PASS,
+			"%u NIC IRQs over CPUs %s (%ld online)", cx->nic.nr_irqs, list, online);
+}
+
+/* Run the ping and the probe against PEER. */
+static void measure_peer(struct check_ctx *cx)
+{
+	struct ls_ping_result pr;
+	struct ls_probe_opts po;
+	struct ls_probe_result res;
+	struct ls_err err = { "" };
+	double *v;
+
+	if (ls_ping(cx->o.peer, cx->o.ping_count, 200000000ull, 2000000000ull, &pr, &err)) {
+		snprintf(cx->ping_error, sizeof(cx->ping_error), "%s", err.msg);
+	} else {
+		cx->pinged = true;
+		cx->ping_sent = pr.sent;
+		cx->ping_recv = pr.received;
+		ls_summarize(pr.rtt_ns, pr.received, &cx->ping);
+		ls_ping_result_free(&pr);
+	}
+
+	ls_probe_opts_init(&po);
+	po.device = cx->o.ibdev;
+	po.ib_port = cx->o.port;
+	po.sizes[0] = 4;
+	po.nsizes = 1;
+	po.iters = cx->o.iters;
+	po.qp_timeout = cx->o.qp_timeout;
+	po.peer = cx->o.peer;
+	if (cx->o.oob_port)
+		po.port = (uint16_t)cx->o.oob_port;
+	memset(&res, 0, sizeof(res));
+	if (ls_probe_run_client(&po, &res, &err)) {
+		snprintf(cx->probe_error, sizeof(cx->probe_error), "%s", err.msg);
+		ls_probe_result_free(&res);
+		return;
+	}
+	v = calloc(res.runs[0].count ? res.runs[0].count : 1, sizeof(double));
+	if (!v) {
+		snprintf(cx->probe_error, sizeof(cx->probe_error), "out of memory");
+		ls_probe_result_free(&res);
+		return;
+	}
+	for (uint64_t i = 0; i < res.runs[0].count; i++)
+		v[i] = (double)(res.runs[0].samples[i].end_ns - res.runs[0].samples[i].start_ns) /
+		       ls_probe_rtt_divisor(res.verb);
+	ls_summarize(v, res.runs[0].count, &cx->rdma);
+	cx->probed = res.runs[0].count > 0;
+	if (!cx->probed)
+		snprintf(cx->probe_error, sizeof(cx->probe_error), "no samples");
+	free(v);
+	ls_probe_result_free(&res);
+}
+
+/* Print the rows as a table. */
+static void print_rows(const struct check_ctx *cx)
+{
+	printf("latsplit check %s port %u%s%s%s\n", cx->o.ibdev, cx->o.port,
+	       cx->nic.netdev[0] ? " (netdev " : "", cx->nic.netdev,
+	       cx->nic.netdev[0] ? ")" : "");
+	for (unsigned int i = 0; i < cx->nr_rows; i++)
+		printf("%-4s  %-28s %s\n", status_name[cx->rows[i].status], cx->rows[i].title,
+		       cx->rows[i].evidence);
+	if (cx->diff.unreadable)
+		printf("note: %zu counters could not be read (named in --json)\n", cx->diff.unreadable);
+}
+
+/* Print the rows as JSON. */
+static void print_json(const struct check_ctx *cx)
+{
+	struct ls_json j;
+
+	ls_json_init(&j, stdout, true);
+	ls_json_obj_open(&j, NULL);
+	ls_json_u64(&j, "schema", LS_JSON_SCHEMA);
+	ls_json_str(&j, "kind", "check");
+	ls_json_str(&j, "ib_dev", cx->o.ibdev);
+	ls_json_u64(&j, "ib_port", cx->o.port);
+	ls_json_str(&j, "netdev", cx->nic.netdev);
+	if (cx->o.peer)
+		ls_json_str(&j, "peer", cx->o.peer);
+	ls_json_obj_open(&j, "thresholds_us");
+	ls_json_dbl(&j, "normal", cx->o.normal_us);
+	ls_json_dbl(&j, "abnormal", cx->o.abnormal_us);
+	ls_json_dbl(&j, "hurt", cx->o.hurt_us);
+	ls_json_obj_close(&j);
+	ls_json_arr_open(&j, "rows");
+	for (unsigned int i = 0; i < cx->nr_rows; i++) {
+		ls_json_obj_open(&j, NULL);
+		ls_json_str(&j, "id", cx->rows[i].id);
+		ls_json_str(&j, "title", cx->rows[i].title);
+		ls_json_str(&j, "status", status_name[cx->rows[i].status]);
+		ls_json_str(&j, "evidence", cx->rows[i].evidence);
+		ls_json_obj_close(&j);
+	}
+	ls_json_arr_close(&j);
+	if (cx->probed)
+		ls_json_summary(&j, "rdma_one_way", &cx->rdma);
+	if (cx->pinged) {
+		ls_json_u64(&j, "ping_sent", cx->ping_sent);
+		ls_json_u64(&j, "ping_received", cx->ping_recv);
+		ls_json_summary(&j, "ping_rtt", &cx->ping);
+	}
+	ls_json_arr_open(&j, "counters_moved");
+	for (size_t i = 0; i < cx->diff.n; i++) {
+		const struct ls_ctr_delta *c = &cx->diff.v[i];
+
+		if (!c->ok || !ls_ctr_moved(c))
+			continue;
+		ls_json_obj_open(&j, NULL);
+		ls_json_str(&j, "name", c->name);
+		ls_json_str(&j, "class", ls_ctr_class_name(c->cls));
+		ls_json_i64(&j, "delta", c->delta);
+		ls_json_u64(&j, "after", c->after);
+		ls_json_obj_close(&j);
+	}
+	ls_json_arr_close(&j);
+	ls_json_arr_open(&j, "counters_unreadable");
+	for (size_t i = 0; i < cx->diff.n; i++) {
+		if (cx->diff.v[i].ok)
+			continue;
+		ls_json_obj_open(&j, NULL);
+		ls_json_str(&j, "name", cx->diff.v[i].name);
+		ls_json_str(&j, "error", cx->diff.v[i].error);
+		ls_json_obj_close(&j);
+	}
+	ls_json_arr_close(&j);
+	ls_json_obj_close(&j);
+	ls_json_end(&j);
+}
+
+/* `latsplit check`: see check_usage(). */
+int cmd_check(int argc, char **argv)
+{
+	struct ls_ctr_snap before = { 0 }, after = { 0 };
+	struct ls_ctr_cfg ccfg = { 0 };
+	struct ls_err err = { "" };
+	struct check_ctx *cx;
+	char path[256];
+	int ret = LS_EXIT_USAGE, rc;
+
+	cx = calloc(1, sizeof(*cx));
+	if (!cx) {
+		ls_warn("check: out of memory");
+		return LS_EXIT_USAGE;
+	}
+	rc = check_parse(argc, argv, &cx->o);
+	if (rc) {
+		free(cx);
+		return rc;
+	}
+	rc = ls_nic_resolve(cx->o.ibdev, NULL, &cx->nic, &err);
+	if (rc)
+		goto cleanup;
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%u", cx->o.ibdev, cx->o.port);
+	if (access(path, F_OK)) {
+		ls_errf(&err, "%s has no port %u", cx->o.ibdev, cx->o.port);
+		goto cleanup;
+	}
+	ccfg.ibdev = cx->o.ibdev;
+	ccfg.port = cx->o.port;
+	ccfg.netdev = cx->nic.netdev[0] ? cx->nic.netdev : NULL;
+	rc = ls_ctr_snapshot(&ccfg, &before, &err);
+	if (rc)
+		goto cleanup;
+	if (cx->o.peer) {
+		uint64_t t0 = ls_now_ns();
+
+		measure_peer(cx);
+		cx->o.window_ns = ls_now_ns() - t0;
+	} else {
+		struct timespec ts = { (time_t)(cx->o.window_ns / 1000000000ull),
+				       (long)(cx->o.window_ns % 1000000000ull) };
+
+		while (nanosleep(&ts, &ts))
+			;
+	}
+	rc = ls_ctr_snapshot(&ccfg, &after, &err);
+	if (rc)
+		goto cleanup;
+	rc = ls_ctr_diff(&before, &after, &cx->diff, &err);
+	if (rc)
+		goto cleanup;
+
+	row_port(cx);
+	row_rate(cx);
+	row_counters(cx, "phys-errors", "physical errors (symbol/CRC)", is_phys, ROW_FAIL,
+		     "bad cable, optics or connector");
+	row_counters(cx, "pfc", "PFC pause frames", is_pfc, ROW_FAIL,
+		     "the link is being paused: a congested switch queue, look for the source of the burst");
+	row_counters(cx, "ecn-cnp", "ECN marks / CNPs", is_ecn_cnp, ROW_WARN,
+		     "congestion is being signalled; DCQCN is throttling senders");
+	row_counters(cx, "oos-retrans", "out-of-sequence / retransmits", is_oos_retx, ROW_WARN,
+		     "packets lost or reordered on the RDMA path");
+	row_latency(cx);
+	row_ping(cx);
+	row_irq_spread(cx);
+
+	if (cx->o.json)
+		print_json(cx);
+	else
+		print_rows(cx);
+	ret = LS_EXIT_OK;
+	for (unsigned int i = 0; i < cx->nr_rows; i++)
+		if (cx->rows[i].status == ROW_FAIL)
+			ret = LS_EXIT_FAIL;
+cleanup:
+	if (ret == LS_EXIT_USAGE)
+		ls_warn("check: %s", err.msg);
+	ls_ctr_snap_free(&before);
+	ls_ctr_snap_free(&after);
+	ls_ctr_diff_free(&cx->diff);
+	free(cx);
+	return ret;
+}
