@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Bad input to the CLI's irq/check/dispatcher: a clear message and exit 2,
+# never a crash; `irq` on a real interface runs and reports its IRQs.
+. "$(dirname "$0")/../lib.sh"
+plan_none
+
+# expect_usage DESC PATTERN CMD...: exit 2 and stderr matching PATTERN.
+expect_usage() {
+	local desc=$1 pat=$2 out rc
+	shift 2
+	out=$("$@" 2>&1 >/dev/null); rc=$?
+	if [ "$rc" = 2 ] && echo "$out" | grep -qiE -e "$pat"; then
+		ok "$desc"
+	else
+		not_ok "$desc" "rc=$rc (want 2), stderr: $out"
+	fi
+}
+
+expect_usage "no command" "usage" "$LS_BIN"
+expect_usage "unknown command" "unknown command" "$LS_BIN" frobnicate
+expect_usage "irq without a device" "-i IF or -d DEV" "$LS_BIN" irq
+expect_usage "irq on a missing interface lists the present ones" "present: .*lo" "$LS_BIN" irq -i nosuch0
+expect_usage "irq on a missing RDMA device" "does not exist" "$LS_BIN" irq -d nosuch_ib0
+expect_usage "irq with a negative interval" "interval" "$LS_BIN" irq -i lo -- -1
+expect_usage "irq with a bad cpu list" "cpu list" "$LS_BIN" irq -i lo -c 1-0
+expect_usage "irq with an unknown backend" "backend" "$LS_BIN" irq -i lo -b gpu
+expect_usage "check without -d" "-d DEV is required" "$LS_BIN" check
+expect_usage "check on a missing device" "does not exist" "$LS_BIN" check -d nosuch_ib0
+expect_usage "check with inverted thresholds" "thresholds" "$LS_BIN" check -d x --normal-us 9 --abnormal-us 5
+expect_usage "check with a port out of range" "ib-port" "$LS_BIN" check -d x -i 0
+
+# A real interface with IRQs: the host's first non-loopback netdev with msi_irqs.
+ifc=
+for d in /sys/class/net/*; do
+	n=${d##*/}
+	[ "$n" = lo ] && continue
+	[ -e "$d/device" ] || continue
+	ifc=$n; break
+done
+if [ -z "$ifc" ]; then
+	skip "irq on a real NIC" "no netdev backed by a device on this host"
+else
+	out=$("$LS_BIN" irq -i "$ifc" -b none -j 0.2 2>&1); rc=$?
+	irqs_json=$(echo "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(" ".join(str(i["irq"]) for i in d["irqs"]))' 2>&1)
+	# Oracle: every IRQ the tool lists exists in /proc/interrupts, and the
+	# device's msi_irqs (when it has them) are all listed.
+	bad=
+	for i in $irqs_json; do grep -qE "^ *$i:" /proc/interrupts || bad="$bad $i"; done
+	msi=$(ls "$(readlink -f /sys/class/net/$ifc/device)/../msi_irqs" 2>/dev/null | sort -n | tr '\n' ' ')
+	if [ "$rc" -le 1 ] && [ -n "$irqs_json" ] && [ -z "$bad" ] &&
+	   { [ -z "$msi" ] || [ "$(echo $irqs_json | tr ' ' '\n' | sort -n | tr '\n' ' ')" = "$msi" ]; }; then
+		ok "irq -i $ifc lists its IRQs ($irqs_json) as /proc/interrupts and msi_irqs do"
+	else
+		not_ok "irq -i $ifc" "rc=$rc irqs='$irqs_json' msi='$msi' bad='$bad'" "$out"
+	fi
+fi
+done_testing
