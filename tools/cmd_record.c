@@ -64,6 +64,12 @@ static void on_signal(int sig)
 	record_stop = 1;
 }
 
+/* SIGCHLD: only interrupts the wait, so the command's exit ends the window at once. */
+static void on_child(int sig)
+{
+	(void)sig;
+}
+
 /* Print the usage; the option list is the truth the docs are tested against. */
 static void usage(FILE *fp)
 {
@@ -661,6 +667,8 @@ int cmd_record(int argc, char **argv)
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = on_child;
+	sigaction(SIGCHLD, &sa, NULL);
 
 	if (ops->open(&b, &o.cfg, &err))
 		goto fail;
@@ -671,7 +679,8 @@ int cmd_record(int argc, char **argv)
 			goto fail;
 	}
 	while (!record_stop) {
-		int wait_ms = RECORD_POLL_MS;
+		/* A short poll bounds how late a command's exit is noticed. */
+		int wait_ms = child > 0 ? 10 : RECORD_POLL_MS;
 
 		if (o.duration_ns) {
 			uint64_t now = ls_now_ns();
