@@ -133,3 +133,87 @@ clean:
 	rm -rf $(B)
 
 -include $(wildcard $(B)/tools/*.d)
+
+# ---- fuzzing (libFuzzer) -------------------------------------------------
+# Every tests/fuzz/NAME_fuzz.c is a libFuzzer target linked against the
+# tools/ objects rebuilt with clang and ASan. Seeds: tests/fuzz/seeds/NAME/,
+# an optional dictionary tests/fuzz/NAME.dict; the growing corpus lives in
+# build/fuzz/corpus/NAME. `fuzz-short` (run by `make check`) gives each
+# target FUZZ_SHORT_SECS, `fuzz` gives FUZZ_SECS.
+FUZZ_SRCS := $(wildcard tests/fuzz/*_fuzz.c)
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(FUZZ_SRCS))
+FUZZ_LIB_OBJS := $(patsubst tools/%.c,$(B)/fuzz/tools/%.o,$(filter-out tools/latsplit.c,$(TOOL_SRCS)))
+FUZZ_CFLAGS := -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+	-fno-omit-frame-pointer -std=gnu11 -D_GNU_SOURCE -I$(CURDIR) -I$(B)/ebpf
+FUZZ_SHORT_SECS ?= 20
+FUZZ_SECS ?= 600
+
+.PHONY: fuzz-short fuzz-build doc install install-bin install-man install-dkms uninstall
+
+$(B)/fuzz/tools/%.o: tools/%.c $(BPF_SKELS)
+	@mkdir -p $(@D)
+	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(B)/fuzz/libls.a: $(FUZZ_LIB_OBJS)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/fuzz/%_fuzz: tests/fuzz/%_fuzz.c $(B)/fuzz/libls.a
+	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(B)/fuzz/libls.a $(LDLIBS) -o $@
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz-short: fuzz-build
+	@bash tests/fuzz/run.sh $(FUZZ_SHORT_SECS) $(FUZZ_BINS)
+
+fuzz: fuzz-build
+	@bash tests/fuzz/run.sh $(FUZZ_SECS) $(FUZZ_BINS)
+
+# ---- documentation -------------------------------------------------------
+# One man page (section 8) per Documentation/latsplit*.rst, built with
+# rst2man (python3-docutils); any docutils warning is an error.
+RST2MAN ?= rst2man
+MAN_SRCS := $(wildcard Documentation/latsplit*.rst)
+MAN_PAGES := $(patsubst Documentation/%.rst,$(B)/man/%.8,$(MAN_SRCS))
+
+$(B)/man/%.8: Documentation/%.rst
+	@mkdir -p $(@D)
+	$(RST2MAN) --halt=warning --exit-status=warning $< $@.tmp && mv $@.tmp $@
+
+doc: $(MAN_PAGES)
+
+# ---- install -------------------------------------------------------------
+# make install [PREFIX=/usr/local] [DESTDIR=]: the CLI (the eBPF object is
+# embedded in it as a skeleton, nothing else to install), man pages, and the
+# module source for DKMS under /usr/src/latsplit-VERSION with a dkms.conf,
+# so `dkms install latsplit/VERSION` builds it and rebuilds it on every new
+# kernel (AUTOINSTALL).
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+DKMS_SRCDIR ?= /usr/src
+VERSION ?= $(shell sed -n 's/^\#define LS_VERSION "\(.*\)"/\1/p' tools/latsplit.c)
+DKMS_DIR := $(DESTDIR)$(DKMS_SRCDIR)/latsplit-$(VERSION)
+
+install: install-bin install-man install-dkms
+
+install-bin: $(B)/latsplit
+	install -d $(DESTDIR)$(BINDIR)
+	install -m 0755 $(B)/latsplit $(DESTDIR)$(BINDIR)/latsplit
+
+install-man: $(MAN_PAGES)
+	install -d $(DESTDIR)$(MANDIR)/man8
+	$(if $(MAN_PAGES),install -m 0644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/man8/)
+
+install-dkms:
+	@test -n "$(VERSION)" || { echo "cannot read LS_VERSION from tools/latsplit.c" >&2; exit 1; }
+	install -d $(DKMS_DIR)/kmod $(DKMS_DIR)/include/uapi
+	install -m 0644 Kbuild $(DKMS_DIR)/Kbuild
+	install -m 0644 $(wildcard kmod/*.c kmod/*.h) kmod/Kbuild $(DKMS_DIR)/kmod/
+	install -m 0644 include/uapi/latsplit.h $(DKMS_DIR)/include/uapi/
+	sed 's/@VERSION@/$(VERSION)/' kmod/dkms.conf.in > $(DKMS_DIR)/dkms.conf
+	chmod 0644 $(DKMS_DIR)/dkms.conf
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/latsplit
+	rm -f $(patsubst $(B)/man/%,$(DESTDIR)$(MANDIR)/man8/%,$(MAN_PAGES))
+	rm -rf $(DKMS_DIR)

@@ -3,13 +3,15 @@
  * libFuzzer target for tools/jsonr.c. Any input must either be rejected
  * with a message that names a line:column, or parse into a tree that
  * tools/json.c writes back out and jsonr reads again into the same tree
- * (a differential check between the writer and the reader).
+ * (a differential check between the writer and the reader). Parsed trees
+ * also go through the distribution finder that compare and model use.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "tools/jseries.h"
 #include "tools/json.h"
 #include "tools/jsonr.h"
 
@@ -110,6 +112,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    !strstr(err.msg, "larger than the limit"))
 			abort();
 		return 0;
+	}
+	{
+		struct ls_series_set set;
+
+		if (!ls_series_collect(&doc, &set, &err)) {
+			for (size_t i = 0; i < set.n; i++) {
+				double *v;
+				size_t n;
+
+				if (ls_series_samples(&set.v[i], &v, &n, &err))
+					abort();
+				free(v);
+			}
+			ls_series_free(&set);
+		}
 	}
 	if (has_nul(&doc.root)) {
 		ls_jr_free(&doc);
