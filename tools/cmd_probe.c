@@ -349,8 +349,10 @@ static void print_header(const struct probe_cli *c, const struct ls_probe_result
 	       *d->netdev ? " on " : "", d->netdev);
 	printf("# peer %s, GID %d %s (%s), link %s\n", r->peer, d->gid_index, d->gid,
 	       d->gid_type, *d->rate ? d->rate : "rate unknown");
-	printf("# MTU %u (active %u, peer active %u), mode %s, CPU %s", r->mtu, d->active_mtu,
-	       r->peer_active_mtu,
+	printf("# MTU %u (active %u", r->mtu, d->active_mtu);
+	if (r->peer_active_mtu)
+		printf(", peer active %u", r->peer_active_mtu);
+	printf("), mode %s, CPU %s",
 	       r->events ? "events (completion channel + ibv_req_notify_cq)" : "busy poll",
 	       r->cpu >= 0 ? "pinned " : "not pinned");
 	if (r->cpu >= 0)

@@ -245,7 +245,7 @@ static int open_device(struct probe *p, struct ls_err *err)
 	size_t off = 0;
 
 	list = ibv_get_device_list(&n);
-	if (!list)
+	if (!list && errno != ENOSYS)	/* ENOSYS: no RDMA subsystem at all */
 		return ls_errnof(err, errno, "list RDMA devices");
 	for (int i = 0; i < n; i++) {
 		const char *nm = ibv_get_device_name(list[i]);
@@ -256,8 +256,9 @@ static int open_device(struct probe *p, struct ls_err *err)
 		if (found < 0 && (!p->o->device || !strcmp(nm, p->o->device)))
 			found = i;
 	}
-	if (!n) {
-		ibv_free_device_list(list);
+	if (!list || !n) {
+		if (list)
+			ibv_free_device_list(list);
 		return ls_errf(err, "no RDMA devices found (for Soft-RoCE: modprobe rdma_rxe; "
 			       "rdma link add rxe0 type rxe netdev IF)");
 	}
@@ -1456,12 +1457,8 @@ static int client_session(struct probe *p, struct ls_err *err)
 	struct rdma_cm_event *ev;
 	int rc;
 
-	if (o->rdma_cm) {
-		if (cm_client_resolve(p, err))
-			return -1;
-	} else if (open_device(p, err) || query_port(p, err)) {
+	if (o->rdma_cm && cm_client_resolve(p, err))
 		return -1;
-	}
 	if (create_resources(p, o->sizes, o->nsizes, err))
 		return -1;
 	if (o->mtu && o->mtu > r->dev.active_mtu)
@@ -1535,14 +1532,23 @@ int ls_probe_run_client(const struct ls_probe_opts *o, struct ls_probe_result *r
 	if (ls_probe_opts_check(o, true, err) || pin_cpu(o, r, err))
 		return -1;
 	snprintf(r->peer, sizeof(r->peer), "%s:%u", o->peer, o->port);
-	if (ls_oob_connect(o->peer, o->port, o->connect_timeout_ns, &p.oob, err))
-		return ls_err_wrap(err, "responder %s unreachable (timeout %.3g s)", r->peer,
-				   (double)o->connect_timeout_ns / 1e9);
+	/* Bad device, port or GID fail here, before the network is touched. */
+	if ((!o->rdma_cm || o->device) && (open_device(&p, err) || query_port(&p, err))) {
+		rc = -1;
+		goto out;
+	}
+	if (ls_oob_connect(o->peer, o->port, o->connect_timeout_ns, &p.oob, err)) {
+		ls_err_wrap(err, "responder %s unreachable (timeout %.3g s)", r->peer,
+			    (double)o->connect_timeout_ns / 1e9);
+		rc = -1;
+		goto out;
+	}
 	rc = client_session(&p, err);
 	if (rc) {
 		snprintf(r->fault, sizeof(r->fault), "%s", err->msg);
 		ls_oob_send_error(&p.oob, EIO, err->msg);
 	}
+out:
 	ls_oob_close(&p.oob);
 	destroy_resources(&p);
 	if (p.cm_ch)
