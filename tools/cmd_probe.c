@@ -469,7 +469,7 @@ static void print_human(const struct probe_cli *c, const struct ls_probe_result 
 
 /* One run's figures as JSON members of the current object. */
 static void json_run(struct ls_json *j, const struct probe_cli *c,
-		     const struct ls_probe_result *r, const struct ls_probe_run *run)
+		     const struct ls_probe_result *r, const struct ls_probe_run *run, bool sweep)
 {
 	double *v = r->is_prober ? latencies(c, r, run) : turnarounds(run->samples, run->count);
 	double *t = r->is_prober ? turnarounds(run->peer, run->peer_count) : NULL;
@@ -477,7 +477,8 @@ static void json_run(struct ls_json *j, const struct probe_cli *c,
 
 	ls_json_u64(j, "size", run->size);
 	ls_json_u64(j, "count", run->count);
-	ls_json_bool(j, "complete", run->complete);
+	if (sweep)
+		ls_json_bool(j, "complete", run->complete);
 	ls_json_u64(j, "begin_ns", run->begin_ns);
 	ls_json_u64(j, "finish_ns", run->finish_ns);
 	if (r->is_prober) {
@@ -554,12 +555,12 @@ static void print_json(const struct probe_cli *c, const struct ls_probe_result *
 	else
 		ls_json_null(&j, "fault");
 	if (r->nruns == 1 && !c->sweep) {
-		json_run(&j, c, r, &r->runs[0]);
+		json_run(&j, c, r, &r->runs[0], false);
 	} else {
 		ls_json_arr_open(&j, "runs");
 		for (unsigned int k = 0; k < r->nruns; k++) {
 			ls_json_obj_open(&j, NULL);
-			json_run(&j, c, r, &r->runs[k]);
+			json_run(&j, c, r, &r->runs[k], true);
 			ls_json_obj_close(&j);
 		}
 		ls_json_arr_close(&j);

@@ -1537,6 +1537,14 @@ int ls_probe_run_client(const struct ls_probe_opts *o, struct ls_probe_result *r
 		rc = -1;
 		goto out;
 	}
+	for (unsigned int i = 0; r->dev.max_msg_sz && i < o->nsizes; i++) {
+		if (o->sizes[i] > r->dev.max_msg_sz) {
+			ls_errf(err, "size %u exceeds %s's max message size %u", o->sizes[i],
+				r->dev.name, r->dev.max_msg_sz);
+			rc = -1;
+			goto out;
+		}
+	}
 	if (ls_oob_connect(o->peer, o->port, o->connect_timeout_ns, &p.oob, err)) {
 		ls_err_wrap(err, "responder %s unreachable (timeout %.3g s)", r->peer,
 			    (double)o->connect_timeout_ns / 1e9);
