@@ -10,6 +10,7 @@ struct ls_command {
 };
 
 int cmd_version(int argc, char **argv);
+int cmd_breakdown(int argc, char **argv);
 int cmd_model(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_record(int argc, char **argv);

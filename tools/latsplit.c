@@ -14,6 +14,7 @@
 
 /* The subcommands, in the order `latsplit --help` lists them. */
 static const struct ls_command commands[] = {
+	{ "breakdown",	cmd_breakdown,	"probe + kernel + counters -> transmission/queuing/processing split" },
 	{ "probe",	cmd_probe,	"verbs latency probe (perftest-like ping-pong), responder or prober" },
 	{ "check",	cmd_check,	"layer-by-layer health check of an RDMA port (PASS/WARN/FAIL)" },
 	{ "irq",	cmd_irq,	"per-CPU NIC IRQ/softirq latency, affinity map, warnings" },

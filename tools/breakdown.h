@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * `latsplit breakdown` internals shared with the unit tests: what the
+ * responder ships to the prober at the end of a session, and the baseline
+ * a later run can take its floor from.
+ *
+ * At the end of a session (the probe's finish hook) the responder sends two
+ * tagged OOB blobs: LS_BD_TAG_HDR, a JSON object (kind "breakdown-peer",
+ * "proto": LS_BD_PROTO) with its backend, relevant CPUs, IRQs, record and
+ * drop counts, link facts and counter deltas; then LS_BD_TAG_REC, its kernel
+ * interval records as an array of struct ls_record in host byte order
+ * (both ends are the same build; proto guards the layout).
+ */
+#ifndef LS_BREAKDOWN_H
+#define LS_BREAKDOWN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../include/uapi/latsplit.h"
+#include "counters.h"
+#include "util.h"
+
+#define LS_BD_PROTO		1
+#define LS_BD_TAG_HDR		0x42444831u	/* "BDH1" */
+#define LS_BD_TAG_REC		0x42445231u	/* "BDR1" */
+#define LS_BD_HDR_MAX		(4u << 20)
+
+/* One host's kernel view, as the split needs it. */
+struct ls_bd_host {
+	bool measured;			/* a backend recorded on this host */
+	char backend[16];		/* "kmod", "ebpf" or "none" */
+	char why[300];			/* why unmeasured */
+	uint64_t cpumask[LS_CPUMASK_WORDS];	/* relevant CPUs */
+	uint32_t irqs[LS_MAX_IRQS];
+	unsigned int nr_irqs;
+	int probe_cpu;
+	uint64_t records;		/* produced by the backend */
+	uint64_t drops;			/* lost in the ring */
+	bool truncated;			/* more records than could be kept/shipped */
+	char ibdev[64], netdev[32], rate[64];
+	double link_gbps;
+	struct ls_ctr_diff ctr;		/* counter deltas over the run */
+	struct ls_record *rec;		/* kernel records (sorted by start after load) */
+	size_t nrec;
+};
+
+/* Write h's header (everything but rec) as the peer JSON object to fp. */
+void ls_bd_peer_write(FILE *fp, const struct ls_bd_host *h, unsigned int proto);
+/* Parse a peer header; a different proto or kind is a clear error. */
+int ls_bd_peer_parse(const char *text, size_t len, struct ls_bd_host *h,
+		     struct ls_err *err);
+void ls_bd_host_free(struct ls_bd_host *h);
+
+#endif /* LS_BREAKDOWN_H */

@@ -1,0 +1,1970 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * latsplit breakdown: run the verbs probe while a kernel backend records on
+ * both hosts, snapshot counters before and after, and split every sample's
+ * one-way latency into transmission + queuing + processing, with a tail
+ * decomposition and a verdict. Method: Documentation/methodology.rst.
+ *
+ *   prober:    latsplit breakdown [OPTIONS] PEER
+ *   responder: latsplit breakdown [OPTIONS]
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+#include "backend.h"
+#include "breakdown.h"
+#include "commands.h"
+#include "counters.h"
+#include "json.h"
+#include "jsonr.h"
+#include "nic.h"
+#include "probe.h"
+#include "split.h"
+#include "stats.h"
+#include "util.h"
+#include "verdict.h"
+#include "wire.h"
+
+#define BD_DEFAULT_RING_KIB	8192
+#define BD_DEFAULT_ITERS	1000
+#define BD_MAX_RECORDS		(LS_OOB_MAX_PAYLOAD / sizeof(struct ls_record))
+#define BD_DRAIN_MS		100
+#define BD_SLACK_NS		200000000ull	/* records kept around the run */
+
+static const char *const host_names[2] = { "prober", "responder" };
+
+struct bd_cli {
+	struct ls_probe_opts o;
+	bool is_prober;
+	const char *backend;
+	unsigned int ring_kib;
+	double link_gbps;		/* 0 = from the port */
+	double cable_m;
+	unsigned int hops;
+	enum ls_wire_switch sw;
+	double floor_q;
+	double tail_frac;
+	const char *baseline;
+	struct ls_thresholds thr;
+	double expect_gbps;
+	bool json;
+	const char *samples;
+	const char *prom;
+	bool verbose;
+};
+
+/* Runtime of one side: backend, drain thread, counters. */
+struct bd_ctx {
+	struct bd_cli *c;
+	const struct ls_backend_ops *ops;
+	struct ls_backend *b;
+	pthread_t th;
+	bool th_running;
+	volatile int stop;
+	bool drain_failed;
+	struct ls_err drain_err;
+	size_t cap;
+	struct ls_bd_host local;
+	struct ls_bd_host peer;
+	bool have_peer;
+	struct ls_ctr_cfg ctr_cfg;
+	struct ls_ctr_snap before, after;
+	bool have_before, have_after;
+	uint64_t run_begin, run_end;
+	char ibdev[64];
+	const struct ls_probe_result *res;
+};
+
+/* Print the usage; the option list is the truth the man page is tested against. */
+static void usage(FILE *fp)
+{
+	fprintf(fp,
+"usage: latsplit breakdown [OPTIONS] [PEER]\n"
+"\n"
+"Split RDMA latency into transmission + queuing + processing. Without PEER:\n"
+"responder (run it first on the other host). With PEER: prober; it runs the\n"
+"verbs probe while a kernel backend records on both hosts and prints the split.\n"
+"\n"
+"probe options (as latsplit probe):\n"
+"  -d, --ib-dev DEV          RDMA device (default: the first one)\n"
+"  -i, --ib-port N           device port (default 1)\n"
+"  -x, --gid-index N         GID index (default: first RoCE v2 IPv4 GID)\n"
+"  -s, --size BYTES          message size (default 4)\n"
+"  -n, --iters N             iterations (default %u)\n"
+"  -D, --duration DUR        run for DUR instead of -n\n"
+"  -m, --mtu BYTES           path MTU 256..4096 (default: the port's active MTU)\n"
+"  -e, --events              completion events instead of busy polling\n"
+"  -u, --qp-timeout N        QP local ACK timeout exponent 0..31 (default 14)\n"
+"      --verb VERB           write (default), send or read\n"
+"      --cpu N               pin the probe to CPU N (default: the CPU it starts on)\n"
+"  -p, --port PORT           TCP control port (default %u)\n"
+"  -R, --rdma-cm             connect the QP with rdma_cm\n"
+"      --connect-timeout DUR connect and handshake timeout (default 5s)\n"
+"      --wait-timeout DUR    timeout for one answer, completion or peer data (default 10s)\n"
+"      --listen-timeout DUR  responder: give up without a prober (default: never)\n"
+"kernel backend:\n"
+"  -b, --backend NAME        auto (default), kmod, ebpf or none\n"
+"      --ring-kib N          record ring size in KiB (default %u)\n"
+"transmission model:\n"
+"      --link-gbps G         link rate in Gb/s (default: the port's rate file)\n"
+"      --cable-m M           cable metres per hop (default 0; 5 ns/m)\n"
+"      --hops N              links between the NICs (default 1)\n"
+"      --switch sf|ct        store-and-forward (default) or cut-through switches\n"
+"split:\n"
+"      --floor-pct P         residual percentile taken as the base floor (default 5)\n"
+"      --baseline FILE       take the base floor from an earlier breakdown --json\n"
+"                            of the same pair, size and verb (and compare to it)\n"
+"      --tail-pct P          slowest share of samples in the tail (default 1)\n"
+"verdict (thresholds for a 4-byte one-way latency):\n"
+"      --normal-us LO-HI     normal range (default 1.5-3)\n"
+"      --abnormal-us X       abnormal above X (default 5)\n"
+"      --hurts-us X          hurts training above X (default 10)\n"
+"      --share F             a part this share of p50 is a finding (default 0.2)\n"
+"      --expect-gbps G       expected link rate: slower is a finding\n"
+"output:\n"
+"      --json                JSON document on stdout (kind \"breakdown\")\n"
+"      --samples FILE        every sample's parts as CSV\n"
+"      --prom FILE           Prometheus text format (node_exporter textfile)\n"
+"  -v, --verbose             backend loader messages\n"
+"  -h, --help                this help\n"
+"\n"
+"exit status: 0 split done, 1 the run failed after it started, 2 bad input or\n"
+"could not start (also: the peer speaks another breakdown protocol).\n",
+		BD_DEFAULT_ITERS, LS_OOB_DEFAULT_PORT, BD_DEFAULT_RING_KIB);
+}
+
+/* Parse the options into c; returns 0, or LS_EXIT_USAGE after a message. */
+static int parse(struct bd_cli *c, int argc, char **argv, bool *help)
+{
+	enum { O_CPU = 256, O_VERB, O_CTMO, O_WTMO, O_LTMO, O_RING, O_GBPS, O_CABLE,
+	       O_HOPS, O_SWITCH, O_FLOOR, O_BASE, O_TAIL, O_NORMAL, O_ABN, O_HURTS,
+	       O_SHARE, O_EXPECT, O_JSON, O_SAMPLES, O_PROM };
+	static const struct option lo[] = {
+		{ "ib-dev", required_argument, NULL, 'd' },
+		{ "ib-port", required_argument, NULL, 'i' },
+		{ "gid-index", required_argument, NULL, 'x' },
+		{ "size", required_argument, NULL, 's' },
+		{ "iters", required_argument, NULL, 'n' },
+		{ "duration", required_argument, NULL, 'D' },
+		{ "mtu", required_argument, NULL, 'm' },
+		{ "events", no_argument, NULL, 'e' },
+		{ "qp-timeout", required_argument, NULL, 'u' },
+		{ "verb", required_argument, NULL, O_VERB },
+		{ "cpu", required_argument, NULL, O_CPU },
+		{ "port", required_argument, NULL, 'p' },
+		{ "rdma-cm", no_argument, NULL, 'R' },
+		{ "connect-timeout", required_argument, NULL, O_CTMO },
+		{ "wait-timeout", required_argument, NULL, O_WTMO },
+		{ "listen-timeout", required_argument, NULL, O_LTMO },
+		{ "backend", required_argument, NULL, 'b' },
+		{ "ring-kib", required_argument, NULL, O_RING },
+		{ "link-gbps", required_argument, NULL, O_GBPS },
+		{ "cable-m", required_argument, NULL, O_CABLE },
+		{ "hops", required_argument, NULL, O_HOPS },
+		{ "switch", required_argument, NULL, O_SWITCH },
+		{ "floor-pct", required_argument, NULL, O_FLOOR },
+		{ "baseline", required_argument, NULL, O_BASE },
+		{ "tail-pct", required_argument, NULL, O_TAIL },
+		{ "normal-us", required_argument, NULL, O_NORMAL },
+		{ "abnormal-us", required_argument, NULL, O_ABN },
+		{ "hurts-us", required_argument, NULL, O_HURTS },
+		{ "share", required_argument, NULL, O_SHARE },
+		{ "expect-gbps", required_argument, NULL, O_EXPECT },
+		{ "json", no_argument, NULL, O_JSON },
+		{ "samples", required_argument, NULL, O_SAMPLES },
+		{ "prom", required_argument, NULL, O_PROM },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ls_probe_opts *o = &c->o;
+	struct ls_err err = { "" };
+	bool have_n = false;
+	double d;
+	uint64_t v;
+	int opt;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "d:i:x:s:n:D:m:eu:p:Rb:vh", lo, NULL)) != -1) {
+		int rc = 0;
+
+		switch (opt) {
+		case 'd':
+			o->device = optarg;
+			break;
+		case 'i':
+			rc = ls_parse_u64(optarg, 1, 255, &v, &err, "--ib-port");
+			o->ib_port = (unsigned int)v;
+			break;
+		case 'x':
+			rc = ls_parse_u64(optarg, 0, 65535, &v, &err, "--gid-index");
+			o->gid_index = (int)v;
+			break;
+		case 's':
+			rc = ls_parse_u64(optarg, 1, 1u << 30, &v, &err, "--size");
+			o->sizes[0] = (uint32_t)v;
+			break;
+		case 'n':
+			rc = ls_parse_u64(optarg, 1, LS_PROBE_MAX_CAPACITY, &v, &err, "--iters");
+			o->iters = v;
+			have_n = true;
+			break;
+		case 'D':
+			rc = ls_parse_duration_ns(optarg, &o->duration_ns, &err, "--duration");
+			if (!rc && !o->duration_ns)
+				rc = ls_errf(&err, "--duration: must be positive");
+			break;
+		case 'm':
+			rc = ls_parse_u64(optarg, 256, 4096, &v, &err, "--mtu");
+			o->mtu = (unsigned int)v;
+			if (!rc && !ls_probe_mtu_to_ibv(o->mtu))
+				rc = ls_errf(&err, "--mtu: %u is not 256, 512, 1024, 2048 or 4096",
+					     o->mtu);
+			break;
+		case 'e':
+			o->events = true;
+			break;
+		case 'u':
+			rc = ls_parse_u64(optarg, 0, 31, &v, &err, "--qp-timeout");
+			o->qp_timeout = (unsigned int)v;
+			break;
+		case O_VERB:
+			rc = ls_probe_parse_verb(optarg, &o->verb, &err);
+			break;
+		case O_CPU:
+			rc = ls_parse_u64(optarg, 0, LS_MAX_CPUS - 1, &v, &err, "--cpu");
+			o->cpu = (int)v;
+			break;
+		case 'p':
+			rc = ls_parse_u64(optarg, 1, 65535, &v, &err, "--port");
+			o->port = (uint16_t)v;
+			break;
+		case 'R':
+			o->rdma_cm = true;
+			break;
+		case O_CTMO:
+			rc = ls_parse_duration_ns(optarg, &o->connect_timeout_ns, &err,
+						  "--connect-timeout");
+			break;
+		case O_WTMO:
+			rc = ls_parse_duration_ns(optarg, &o->wait_timeout_ns, &err,
+						  "--wait-timeout");
+			break;
+		case O_LTMO:
+			rc = ls_parse_duration_ns(optarg, &o->listen_timeout_ns, &err,
+						  "--listen-timeout");
+			break;
+		case 'b':
+			c->backend = optarg;
+			if (strcmp(optarg, "auto") && strcmp(optarg, "kmod") &&
+			    strcmp(optarg, "ebpf") && strcmp(optarg, "none"))
+				rc = ls_errf(&err, "--backend: '%s' is not auto, kmod, ebpf or none",
+					     optarg);
+			break;
+		case O_RING:
+			rc = ls_parse_u64(optarg, 4, 1u << 20, &v, &err, "--ring-kib");
+			c->ring_kib = (unsigned int)v;
+			break;
+		case O_GBPS:
+			rc = ls_parse_double(optarg, 1e-3, 1e6, &c->link_gbps, &err, "--link-gbps");
+			break;
+		case O_CABLE:
+			rc = ls_parse_double(optarg, 0, 1e7, &c->cable_m, &err, "--cable-m");
+			break;
+		case O_HOPS:
+			rc = ls_parse_u64(optarg, 1, 64, &v, &err, "--hops");
+			c->hops = (unsigned int)v;
+			break;
+		case O_SWITCH:
+			if (!strcmp(optarg, "sf"))
+				c->sw = LS_SWITCH_SF;
+			else if (!strcmp(optarg, "ct"))
+				c->sw = LS_SWITCH_CT;
+			else
+				rc = ls_errf(&err, "--switch: '%s' is not sf or ct", optarg);
+			break;
+		case O_FLOOR:
+			rc = ls_parse_double(optarg, 0, 100, &d, &err, "--floor-pct");
+			c->floor_q = d / 100;
+			break;
+		case O_BASE:
+			c->baseline = optarg;
+			break;
+		case O_TAIL:
+			rc = ls_parse_double(optarg, 1e-6, 100, &d, &err, "--tail-pct");
+			c->tail_frac = d / 100;
+			break;
+		case O_NORMAL:
+			rc = ls_parse_range_us(optarg, &c->thr.normal_lo_ns, &c->thr.normal_hi_ns,
+					       &err);
+			if (rc)
+				ls_err_wrap(&err, "--normal-us");
+			break;
+		case O_ABN:
+			rc = ls_parse_double(optarg, 1e-6, 1e9, &d, &err, "--abnormal-us");
+			c->thr.abnormal_ns = d * 1e3;
+			break;
+		case O_HURTS:
+			rc = ls_parse_double(optarg, 1e-6, 1e9, &d, &err, "--hurts-us");
+			c->thr.hurts_ns = d * 1e3;
+			break;
+		case O_SHARE:
+			rc = ls_parse_double(optarg, 0, 1, &c->thr.share, &err, "--share");
+			break;
+		case O_EXPECT:
+			rc = ls_parse_double(optarg, 1e-3, 1e6, &c->expect_gbps, &err,
+					     "--expect-gbps");
+			break;
+		case O_JSON:
+			c->json = true;
+			break;
+		case O_SAMPLES:
+			c->samples = optarg;
+			break;
+		case O_PROM:
+			c->prom = optarg;
+			break;
+		case 'v':
+			c->verbose = true;
+			break;
+		case 'h':
+			*help = true;
+			return 0;
+		default:
+			usage(stderr);
+			return LS_EXIT_USAGE;
+		}
+		if (rc) {
+			ls_warn("breakdown: %s", err.msg);
+			return LS_EXIT_USAGE;
+		}
+	}
+	if (argc - optind > 1) {
+		ls_warn("breakdown: one PEER at most ('%s' is extra)", argv[optind + 1]);
+		return LS_EXIT_USAGE;
+	}
+	c->is_prober = argc - optind == 1;
+	if (c->is_prober)
+		o->peer = argv[optind];
+	if (have_n && o->duration_ns) {
+		ls_warn("breakdown: --iters and --duration both set the run length: give one");
+		return LS_EXIT_USAGE;
+	}
+	if (o->duration_ns)
+		o->iters = 0;
+	if (ls_thresholds_check(&c->thr, &err)) {
+		ls_warn("breakdown: %s", err.msg);
+		return LS_EXIT_USAGE;
+	}
+	if (ls_probe_opts_check(o, c->is_prober, &err)) {
+		ls_warn("breakdown: %s", err.msg);
+		return LS_EXIT_USAGE;
+	}
+	if (!c->is_prober && (c->json || c->samples || c->prom || c->baseline)) {
+		ls_warn("breakdown: --json, --samples, --prom and --baseline belong to the prober "
+			"(the responder ships its data to it)");
+		return LS_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* Append one record to the local host's buffer (drain callback). */
+static int keep_record(const struct ls_record *r, void *arg)
+{
+	struct bd_ctx *x = arg;
+	struct ls_bd_host *h = &x->local;
+
+	if (r->cpu >= LS_MAX_CPUS || !(h->cpumask[r->cpu / 64] & (1ull << (r->cpu % 64))))
+		return 0;	/* not a CPU that serves the NIC or runs the probe */
+	if (h->nrec == x->cap) {
+		size_t cap = x->cap ? 2 * x->cap : 65536;
+		struct ls_record *v;
+
+		if (cap > BD_MAX_RECORDS)
+			cap = BD_MAX_RECORDS;
+		if (h->nrec == cap) {
+			h->truncated = true;
+			return 0;
+		}
+		v = realloc(h->rec, cap * sizeof(*v));
+		if (!v) {
+			h->truncated = true;
+			return 0;
+		}
+		h->rec = v;
+		x->cap = cap;
+	}
+	h->rec[h->nrec++] = *r;
+	return 0;
+}
+
+/* Drain thread: move records out of the ring until told to stop. */
+static void *drain_main(void *arg)
+{
+	struct bd_ctx *x = arg;
+
+	while (!x->stop) {
+		if (x->ops->drain(x->b, keep_record, x, BD_DRAIN_MS, &x->drain_err) < 0) {
+			x->drain_failed = true;
+			break;
+		}
+	}
+	return NULL;
+}
+
+/* The first RDMA device's name (the probe's default), or "" when there is none. */
+static void first_ibdev(char *buf, size_t len)
+{
+	struct ibv_device **list;
+	int n = 0;
+
+	buf[0] = '\0';
+	list = ibv_get_device_list(&n);
+	if (list && n > 0)
+		snprintf(buf, len, "%s", ibv_get_device_name(list[0]));
+	if (list)
+		ibv_free_device_list(list);
+}
+
+/*
+ * Resolve the NIC (IRQs, netdev), the relevant CPUs (the IRQs' effective
+ * affinity plus the probe CPU), open the backend and start draining. An
+ * unusable backend with --backend auto leaves this host unmeasured.
+ */
+static int bd_start(struct bd_ctx *x, struct ls_err *err)
+{
+	struct bd_cli *c = x->c;
+	struct ls_bd_host *h = &x->local;
+	struct ls_backend_cfg cfg = { 0 };
+	struct ls_nic nic;
+	struct ls_err e2;
+
+	memset(h, 0, sizeof(*h));
+	h->probe_cpu = c->o.cpu;
+	h->cpumask[c->o.cpu / 64] |= 1ull << (c->o.cpu % 64);
+	if (c->o.device)
+		snprintf(x->ibdev, sizeof(x->ibdev), "%s", c->o.device);
+	else
+		first_ibdev(x->ibdev, sizeof(x->ibdev));
+	if (!x->ibdev[0])
+		return ls_errf(err, "no RDMA device found (is rdma_rxe loaded and rxe0 created?)");
+	if (ls_nic_resolve(x->ibdev, NULL, &nic, err))
+		return -1;
+	snprintf(h->ibdev, sizeof(h->ibdev), "%s", x->ibdev);
+	snprintf(h->netdev, sizeof(h->netdev), "%s", nic.netdev);
+	h->nr_irqs = nic.nr_irqs;
+	memcpy(h->irqs, nic.irqs, sizeof(h->irqs));
+	for (unsigned int i = 0; i < nic.nr_irqs; i++) {
+		uint64_t mask[LS_CPUMASK_WORDS] = { 0 }, eff[LS_CPUMASK_WORDS] = { 0 };
+
+		if (ls_irq_affinity(nic.irqs[i], mask, eff, &e2)) {
+			ls_warn("breakdown: %s (its CPUs are not watched)", e2.msg);
+			continue;
+		}
+		for (int w = 0; w < LS_CPUMASK_WORDS; w++)
+			h->cpumask[w] |= eff[w];
+	}
+	x->ctr_cfg.ibdev = h->ibdev;
+	x->ctr_cfg.port = c->o.ib_port;
+	x->ctr_cfg.netdev = h->netdev[0] ? h->netdev : NULL;
+
+	snprintf(h->backend, sizeof(h->backend), "none");
+	if (!strcmp(c->backend, "none")) {
+		snprintf(h->why, sizeof(h->why), "--backend none");
+		return 0;
+	}
+	x->ops = ls_backend_pick(c->backend, err);
+	if (!x->ops) {
+		if (strcmp(c->backend, "auto"))
+			return -1;
+		snprintf(h->why, sizeof(h->why), "%s", err->msg);
+		return 0;
+	}
+	if (!x->ops->available()) {
+		ls_errf(err, "backend %s is not available here", x->ops->name);
+		if (strcmp(c->backend, "auto"))
+			return -1;
+		snprintf(h->why, sizeof(h->why), "%s", err->msg);
+		x->ops = NULL;
+		return 0;
+	}
+	memcpy(cfg.irqs, nic.irqs, sizeof(cfg.irqs));
+	cfg.nr_irqs = nic.nr_irqs;
+	cfg.cpumask[c->o.cpu / 64] |= 1ull << (c->o.cpu % 64);
+	cfg.pids[0] = getpid();
+	cfg.nr_pids = 1;
+	cfg.ring_kib = c->ring_kib;
+	cfg.verbose = c->verbose;
+	if (x->ops->open(&x->b, &cfg, err)) {
+		if (strcmp(c->backend, "auto"))
+			return ls_err_wrap(err, "backend %s", x->ops->name);
+		snprintf(h->why, sizeof(h->why), "backend %s: %s", x->ops->name, err->msg);
+		x->ops = NULL;
+		return 0;
+	}
+	snprintf(h->backend, sizeof(h->backend), "%s", x->ops->name);
+	if (pthread_create(&x->th, NULL, drain_main, x)) {
+		x->ops->close(x->b);
+		x->ops = NULL;
+		return ls_errf(err, "cannot start the record drain thread");
+	}
+	x->th_running = true;
+	h->measured = true;
+	return 0;
+}
+
+/* Stop draining, take the last records and the counts, close the backend. */
+static void bd_stop(struct bd_ctx *x)
+{
+	struct ls_bd_host *h = &x->local;
+	struct ls_snapshot snap = { 0 };
+	struct ls_err e;
+
+	if (!x->ops)
+		return;
+	x->stop = 1;
+	if (x->th_running)
+		pthread_join(x->th, NULL);
+	x->th_running = false;
+	if (!x->drain_failed && x->ops->drain(x->b, keep_record, x, 0, &x->drain_err) < 0)
+		x->drain_failed = true;
+	if (x->ops->snapshot(x->b, &snap, &e) == 0) {
+		h->records = snap.records;
+		h->drops = snap.drops;
+		ls_snapshot_free(&snap);
+	} else {
+		ls_warn("breakdown: %s", e.msg);
+	}
+	x->ops->close(x->b);
+	x->ops = NULL;
+	x->b = NULL;
+	if (x->drain_failed) {
+		h->measured = false;
+		snprintf(h->why, sizeof(h->why), "reading records failed: %s", x->drain_err.msg);
+	}
+}
+
+/* Keep only records on relevant CPUs that overlap [from, to]. */
+static void filter_records(struct ls_bd_host *h, uint64_t from, uint64_t to)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < h->nrec; i++) {
+		const struct ls_record *r = &h->rec[i];
+
+		if (r->cpu >= LS_MAX_CPUS || !(h->cpumask[r->cpu / 64] & (1ull << (r->cpu % 64))))
+			continue;
+		if (r->end_ns < from || r->start_ns > to)
+			continue;
+		h->rec[k++] = *r;
+	}
+	h->nrec = k;
+}
+
+/* Probe callback before the first iteration: counters "before". */
+static void on_run_start(void *arg, const struct ls_probe_run *run)
+{
+	struct bd_ctx *x = arg;
+	struct ls_err e;
+
+	if (!x->have_before && !ls_ctr_snapshot(&x->ctr_cfg, &x->before, &e))
+		x->have_before = true;
+	x->run_begin = ls_now_ns();
+}
+
+/* Probe callback after the last iteration: counters "after". */
+static void on_run_end(void *arg, const struct ls_probe_run *run)
+{
+	struct bd_ctx *x = arg;
+	struct ls_err e;
+
+	x->run_end = ls_now_ns();
+	if (x->have_after)
+		ls_ctr_snap_free(&x->after);
+	x->have_after = !ls_ctr_snapshot(&x->ctr_cfg, &x->after, &e);
+}
+
+/* Counter deltas of this host (empty when a snapshot failed). */
+static void bd_counters(struct bd_ctx *x)
+{
+	struct ls_err e;
+
+	if (x->have_before && x->have_after &&
+	    ls_ctr_diff(&x->before, &x->after, &x->local.ctr, &e))
+		ls_warn("breakdown: counters: %s", e.msg);
+}
+
+/* Write h's header as the peer JSON object (see breakdown.h). */
+void ls_bd_peer_write(FILE *fp, const struct ls_bd_host *h, unsigned int proto)
+{
+	struct ls_json j;
+	char cpus[256];
+
+	ls_json_init(&j, fp, false);
+	ls_json_obj_open(&j, NULL);
+	ls_json_u64(&j, "schema", LS_JSON_SCHEMA);
+	ls_json_str(&j, "kind", "breakdown-peer");
+	ls_json_u64(&j, "proto", proto);
+	ls_json_bool(&j, "measured", h->measured);
+	ls_json_str(&j, "backend", h->backend);
+	ls_json_str(&j, "why", h->why);
+	ls_format_cpulist(h->cpumask, LS_MAX_CPUS, cpus, sizeof(cpus));
+	ls_json_str(&j, "cpus", cpus);
+	ls_json_i64(&j, "probe_cpu", h->probe_cpu);
+	ls_json_arr_open(&j, "irqs");
+	for (unsigned int i = 0; i < h->nr_irqs; i++)
+		ls_json_u64(&j, NULL, h->irqs[i]);
+	ls_json_arr_close(&j);
+	ls_json_u64(&j, "records", h->records);
+	ls_json_u64(&j, "drops", h->drops);
+	ls_json_bool(&j, "truncated", h->truncated);
+	ls_json_u64(&j, "shipped", h->nrec);
+	ls_json_str(&j, "ibdev", h->ibdev);
+	ls_json_str(&j, "netdev", h->netdev);
+	ls_json_str(&j, "rate", h->rate);
+	ls_json_dbl(&j, "link_gbps", h->link_gbps);
+	ls_json_arr_open(&j, "counters");
+	for (size_t i = 0; i < h->ctr.n; i++) {
+		const struct ls_ctr_delta *d = &h->ctr.v[i];
+
+		ls_json_obj_open(&j, NULL);
+		ls_json_str(&j, "name", d->name);
+		ls_json_bool(&j, "ok", d->ok);
+		ls_json_bool(&j, "gauge", d->gauge);
+		ls_json_u64(&j, "before", d->before);
+		ls_json_u64(&j, "after", d->after);
+		ls_json_str(&j, "error", d->error);
+		ls_json_obj_close(&j);
+	}
+	ls_json_arr_close(&j);
+	ls_json_obj_close(&j);
+	ls_json_end(&j);
+}
+
+/* Member key of obj as a number; false when absent or not a number. */
+static bool jnum(const struct ls_jv *obj, const char *key, double *out)
+{
+	const struct ls_jv *v = ls_jv_get(obj, key);
+
+	if (!v || v->type != LS_JNUM)
+		return false;
+	*out = v->num;
+	return true;
+}
+
+/* Member key of obj as a string into buf; false when absent or not a string. */
+static bool jstr(const struct ls_jv *obj, const char *key, char *buf, size_t len)
+{
+	const struct ls_jv *v = ls_jv_get(obj, key);
+
+	if (!v || v->type != LS_JSTR)
+		return false;
+	snprintf(buf, len, "%s", v->str.s);
+	return true;
+}
+
+/* Member key of obj as a boolean; false when absent or not a boolean. */
+static bool jbool(const struct ls_jv *obj, const char *key, bool *out)
+{
+	const struct ls_jv *v = ls_jv_get(obj, key);
+
+	if (!v || v->type != LS_JBOOL)
+		return false;
+	*out = v->b;
+	return true;
+}
+
+/* Free a host's records and counter deltas. */
+void ls_bd_host_free(struct ls_bd_host *h)
+{
+	free(h->rec);
+	h->rec = NULL;
+	h->nrec = 0;
+	ls_ctr_diff_free(&h->ctr);
+}
+
+/* Parse a peer header; another proto or kind is a clear error. */
+int ls_bd_peer_parse(const char *text, size_t len, struct ls_bd_host *h,
+		     struct ls_err *err)
+{
+	const struct ls_jv *root, *a;
+	struct ls_jdoc doc;
+	char kind[64], cpus[256];
+	double d, proto;
+	int ret = -1;
+
+	memset(h, 0, sizeof(*h));
+	if (ls_jr_parse(&doc, "responder header", text, len, NULL, err))
+		return -1;
+	root = &doc.root;
+	if (root->type != LS_JOBJ) {
+		ls_errf(err, "responder header: not a JSON object");
+		goto out;
+	}
+	if (!jstr(root, "kind", kind, sizeof(kind)) || strcmp(kind, "breakdown-peer")) {
+		ls_errf(err, "responder header: kind is not \"breakdown-peer\": is the peer running `latsplit breakdown`?");
+		goto out;
+	}
+	if (!jnum(root, "proto", &proto) || proto != LS_BD_PROTO ||
+	    !jnum(root, "schema", &d) || d != LS_JSON_SCHEMA) {
+		ls_errf(err, "the responder speaks breakdown protocol %g (JSON schema %g), this latsplit speaks protocol %d (schema %d): run the same latsplit version on both hosts",
+			jnum(root, "proto", &proto) ? proto : -1.0,
+			jnum(root, "schema", &d) ? d : -1.0, LS_BD_PROTO, LS_JSON_SCHEMA);
+		goto out;
+	}
+	if (!jbool(root, "measured", &h->measured) ||
+	    !jstr(root, "backend", h->backend, sizeof(h->backend)) ||
+	    !jstr(root, "why", h->why, sizeof(h->why)) ||
+	    !jstr(root, "cpus", cpus, sizeof(cpus)) ||
+	    !jnum(root, "probe_cpu", &d)) {
+		ls_errf(err, "responder header: a required member (measured, backend, why, cpus, probe_cpu) is missing or mistyped");
+		goto out;
+	}
+	h->probe_cpu = (int)d;
+	if (cpus[0] && ls_parse_cpulist(cpus, h->cpumask, LS_MAX_CPUS, err)) {
+		ls_err_wrap(err, "responder header: cpus");
+		goto out;
+	}
+	a = ls_jv_get(root, "irqs");
+	if (a && a->type == LS_JARR) {
+		for (size_t i = 0; i < a->arr.n && h->nr_irqs < LS_MAX_IRQS; i++)
+			if (a->arr.v[i].type == LS_JNUM)
+				h->irqs[h->nr_irqs++] = (uint32_t)a->arr.v[i].num;
+	}
+	if (jnum(root, "records", &d))
+		h->records = (uint64_t)d;
+	if (jnum(root, "drops", &d))
+		h->drops = (uint64_t)d;
+	jbool(root, "truncated", &h->truncated);
+	jstr(root, "ibdev", h->ibdev, sizeof(h->ibdev));
+	jstr(root, "netdev", h->netdev, sizeof(h->netdev));
+	jstr(root, "rate", h->rate, sizeof(h->rate));
+	jnum(root, "link_gbps", &h->link_gbps);
+	a = ls_jv_get(root, "counters");
+	if (a && a->type == LS_JARR && a->arr.n) {
+		h->ctr.v = calloc(a->arr.n, sizeof(*h->ctr.v));
+		if (!h->ctr.v) {
+			ls_errnof(err, ENOMEM, "responder counters");
+			goto out;
+		}
+		for (size_t i = 0; i < a->arr.n; i++) {
+			const struct ls_jv *o = &a->arr.v[i];
+			struct ls_ctr_delta *c = &h->ctr.v[h->ctr.n];
+			double b = 0, af = 0;
+
+			if (o->type != LS_JOBJ || !jstr(o, "name", c->name, sizeof(c->name)))
+				continue;
+			jbool(o, "ok", &c->ok);
+			jbool(o, "gauge", &c->gauge);
+			jnum(o, "before", &b);
+			jnum(o, "after", &af);
+			jstr(o, "error", c->error, sizeof(c->error));
+			c->before = (uint64_t)b;
+			c->after = (uint64_t)af;
+			c->delta = (int64_t)(c->after - c->before);
+			c->cls = ls_ctr_classify(c->name);
+			if (!c->ok)
+				h->ctr.unreadable++;
+			h->ctr.n++;
+		}
+	}
+	ret = 0;
+out:
+	ls_jr_free(&doc);
+	return ret;
+}
+
+/* Probe finish hook: the responder ships its header and records; the prober receives them. */
+static int on_finish(void *arg, struct ls_oob *oob, bool is_prober, struct ls_err *err)
+{
+	struct bd_ctx *x = arg;
+	uint64_t tmo = x->c->o.wait_timeout_ns;
+	char *text = NULL;
+	size_t len = 0;
+	void *data = NULL;
+	FILE *mem;
+	int ret;
+
+	if (is_prober) {
+		if (ls_oob_recv_blob(oob, LS_BD_TAG_HDR, &data, &len, LS_BD_HDR_MAX, tmo, err))
+			return ls_err_wrap(err, "breakdown data from the responder (is it `latsplit breakdown` of the same version?)");
+		ret = ls_bd_peer_parse(data, len, &x->peer, err);
+		free(data);
+		if (ret)
+			return -1;
+		data = NULL;
+		if (ls_oob_recv_blob(oob, LS_BD_TAG_REC, &data, &len, LS_OOB_MAX_PAYLOAD, tmo, err))
+			return ls_err_wrap(err, "responder's kernel records");
+		if (len % sizeof(struct ls_record)) {
+			free(data);
+			return ls_errf(err, "responder's kernel records: %zu bytes is not a whole number of %zu-byte records",
+				       len, sizeof(struct ls_record));
+		}
+		x->peer.rec = data;
+		x->peer.nrec = len / sizeof(struct ls_record);
+		x->have_peer = true;
+		return 0;
+	}
+	/* responder */
+	if (x->res) {
+		snprintf(x->local.rate, sizeof(x->local.rate), "%s", x->res->dev.rate);
+		x->local.link_gbps = x->res->dev.link_gbps;
+	}
+	bd_stop(x);
+	bd_counters(x);
+	filter_records(&x->local, x->run_begin > BD_SLACK_NS ? x->run_begin - BD_SLACK_NS : 0,
+		       x->run_end + BD_SLACK_NS);
+	mem = open_memstream(&text, &len);
+	if (!mem)
+		return ls_errnof(err, errno, "open_memstream");
+	ls_bd_peer_write(mem, &x->local, LS_BD_PROTO);
+	if (fclose(mem)) {
+		free(text);
+		return ls_errnof(err, errno, "responder header");
+	}
+	ret = ls_oob_send_blob(oob, LS_BD_TAG_HDR, text, len, tmo, err);
+	free(text);
+	if (ret)
+		return ls_err_wrap(err, "sending the breakdown header");
+	if (ls_oob_send_blob(oob, LS_BD_TAG_REC, x->local.rec,
+			     x->local.nrec * sizeof(struct ls_record), tmo, err))
+		return ls_err_wrap(err, "sending %zu kernel records", x->local.nrec);
+	return 0;
+}
+
+/* A baseline run's figures (from its --json). */
+struct bd_base {
+	bool have;
+	double floor_ns, total_p50, part_p50[LS_NR_PARTS], kernel_p50;
+	struct { int host; unsigned int cpu; double mean_ns; } cpu[2 * LS_MAX_CPUS];
+	unsigned int ncpu;
+};
+
+/* Everything the prober computes after the run. */
+struct bd_an {
+	size_t n;
+	unsigned int div;
+	double *total;
+	double *kern_host[2];		/* kernel ns in each host's window (RTT scale) */
+	double *kernel;			/* one-way kernel-attributed */
+	struct ls_window *win[2];
+	struct ls_attr attr[2];
+	bool attr_ok[2];
+	uint8_t *tail;
+	size_t tail_n;
+	int64_t theta_ns;		/* responder clock - prober clock */
+	bool have_theta;
+	size_t peer_n;			/* samples with responder stamps */
+	struct ls_wire_cfg wcfg;
+	struct ls_wire wire;
+	char rate_text[96];
+	struct ls_split_out sp;
+	struct ls_vd_cpu *vcpu;
+	size_t nvcpu;
+	struct ls_vd_ctr *vctr;
+	size_t nvctr;
+	struct ls_vd_in vin;
+	struct ls_verdict v;
+	struct ls_thresholds thr;
+};
+
+/* Load a baseline breakdown JSON (same size and verb). */
+static int load_baseline(const char *path, uint32_t size, enum ls_probe_verb verb,
+			 struct bd_base *b, struct ls_err *err)
+{
+	const struct ls_jv *root, *in, *fl, *parts, *st, *p;
+	static const char *const pn[LS_NR_PARTS] = { "transmission", "queuing", "processing" };
+	struct ls_jdoc doc;
+	char kind[32], vb[16];
+	double d = -1;
+	int ret = -1;
+
+	memset(b, 0, sizeof(*b));
+	if (ls_jr_parse_file(&doc, path, NULL, err))
+		return ls_err_wrap(err, "--baseline");
+	root = &doc.root;
+	if (root->type != LS_JOBJ || !jstr(root, "kind", kind, sizeof(kind)) ||
+	    strcmp(kind, "breakdown")) {
+		ls_errf(err, "--baseline %s: not a breakdown JSON document", path);
+		goto out;
+	}
+	if (!jnum(root, "schema", &d) || d != LS_JSON_SCHEMA) {
+		ls_errf(err, "--baseline %s: JSON schema %g, this latsplit reads schema %d",
+			path, d, LS_JSON_SCHEMA);
+		goto out;
+	}
+	in = ls_jv_get(root, "inputs");
+	fl = ls_jv_get(root, "floor");
+	parts = ls_jv_get(root, "parts");
+	if (!in || !fl || !parts || !jnum(in, "size", &d) || !jstr(in, "verb", vb, sizeof(vb)) ||
+	    !jnum(fl, "ns", &b->floor_ns) ||
+	    !jnum(ls_jv_get(root, "total") ? ls_jv_get(root, "total") : root, "p50_ns", &b->total_p50)) {
+		ls_errf(err, "--baseline %s: inputs.size, inputs.verb, floor.ns or total.p50_ns missing",
+			path);
+		goto out;
+	}
+	if ((uint32_t)d != size || strcmp(vb, ls_probe_verb_name(verb))) {
+		ls_errf(err, "--baseline %s was measured with %s %g B, this run is %s %u B: compare like with like",
+			path, vb, d, ls_probe_verb_name(verb), size);
+		goto out;
+	}
+	for (int i = 0; i < LS_NR_PARTS; i++) {
+		p = ls_jv_get(parts, pn[i]);
+		if (!p || !jnum(p, "p50_ns", &b->part_p50[i])) {
+			ls_errf(err, "--baseline %s: parts.%s.p50_ns missing", path, pn[i]);
+			goto out;
+		}
+	}
+	p = ls_jv_get(parts, "kernel");
+	if (!p || !jnum(p, "p50_ns", &b->kernel_p50)) {
+		ls_errf(err, "--baseline %s: parts.kernel.p50_ns missing", path);
+		goto out;
+	}
+	st = ls_jv_get(root, "stages");
+	if (st && st->type == LS_JARR) {
+		for (size_t i = 0; i < st->arr.n; i++) {
+			const struct ls_jv *o = &st->arr.v[i];
+			char host[16];
+			double cpu, mean;
+			unsigned int k;
+			int h;
+
+			if (!jstr(o, "host", host, sizeof(host)) || !jnum(o, "cpu", &cpu) ||
+			    !jnum(o, "mean_ns", &mean) || cpu < 0 || cpu >= LS_MAX_CPUS)
+				continue;
+			h = !strcmp(host, "responder");
+			for (k = 0; k < b->ncpu; k++)
+				if (b->cpu[k].host == h && b->cpu[k].cpu == (unsigned int)cpu)
+					break;
+			if (k == b->ncpu) {
+				if (k == ARRAY_SIZE(b->cpu))
+					continue;
+				b->cpu[k].host = h;
+				b->cpu[k].cpu = (unsigned int)cpu;
+				b->cpu[k].mean_ns = 0;
+				b->ncpu++;
+			}
+			b->cpu[k].mean_ns += mean;
+		}
+	}
+	b->have = true;
+	ret = 0;
+out:
+	ls_jr_free(&doc);
+	return ret;
+}
+
+/* Sort context for the clock-offset estimate. */
+static const int64_t *theta_net;
+
+/* qsort comparator: sample indices by their network round trip. */
+static int net_cmp(const void *a, const void *b)
+{
+	int64_t x = theta_net[*(const size_t *)a], y = theta_net[*(const size_t *)b];
+
+	return (x > y) - (x < y);
+}
+
+/* qsort comparator for int64. */
+static int i64_cmp(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Responder windows: the prober's window moved into the responder's clock by
+ * the offset theta (NTP-style, median over the 1 % of samples with the
+ * smallest network round trip, which are the least skewed by queuing), and
+ * widened to cover the responder's own [seen, answered] stamps.
+ */
+static int responder_windows(struct bd_an *a, const struct ls_probe_run *run,
+			     struct ls_err *err)
+{
+	size_t m = a->peer_n, k;
+	int64_t *net = malloc((m ? m : 1) * sizeof(*net));
+	int64_t *th = malloc((m ? m : 1) * sizeof(*th));
+	size_t *idx = malloc((m ? m : 1) * sizeof(*idx));
+	int ret = -1;
+
+	a->win[1] = calloc(a->n ? a->n : 1, sizeof(*a->win[1]));
+	if (!net || !th || !idx || !a->win[1]) {
+		ls_errnof(err, ENOMEM, "responder windows");
+		goto out;
+	}
+	for (size_t i = 0; i < m; i++) {
+		const struct ls_probe_sample *s = &run->samples[i], *p = &run->peer[i];
+
+		net[i] = (int64_t)(s->end_ns - s->start_ns) - (int64_t)(p->end_ns - p->start_ns);
+		th[i] = ((int64_t)(p->start_ns - s->start_ns) + (int64_t)(p->end_ns - s->end_ns)) / 2;
+		idx[i] = i;
+	}
+	theta_net = net;
+	qsort(idx, m, sizeof(*idx), net_cmp);
+	k = m / 100 ? m / 100 : 1;
+	for (size_t i = 0; i < k && i < m; i++)
+		net[i] = th[idx[i]];	/* reuse: the best samples' offsets */
+	if (m) {
+		qsort(net, k, sizeof(*net), i64_cmp);
+		a->theta_ns = net[k / 2];
+		a->have_theta = true;
+	}
+	for (size_t i = 0; i < a->n; i++) {
+		const struct ls_probe_sample *s = &run->samples[i];
+		int64_t st = (int64_t)s->start_ns + a->theta_ns;
+		int64_t en = (int64_t)s->end_ns + a->theta_ns;
+
+		if (i < m) {
+			const struct ls_probe_sample *p = &run->peer[i];
+
+			if ((int64_t)p->start_ns < st)
+				st = (int64_t)p->start_ns;
+			if ((int64_t)p->end_ns > en)
+				en = (int64_t)p->end_ns;
+		} else {
+			en = st;	/* no stamps: nothing attributed */
+		}
+		if (st < 0)
+			st = 0;
+		if (en < st)
+			en = st;
+		a->win[1][i].start_ns = (uint64_t)st;
+		a->win[1][i].end_ns = (uint64_t)en;
+		/* keep starts sorted even if a stamp was odd */
+		if (i && a->win[1][i].start_ns < a->win[1][i - 1].start_ns)
+			a->win[1][i].start_ns = a->win[1][i - 1].start_ns;
+		if (a->win[1][i].end_ns < a->win[1][i].start_ns)
+			a->win[1][i].end_ns = a->win[1][i].start_ns;
+	}
+	ret = 0;
+out:
+	free(net);
+	free(th);
+	free(idx);
+	return ret;
+}
+
+/* Attribute host h's records to its windows. */
+static int attribute(struct bd_an *a, int h, struct ls_bd_host *host, struct ls_err *err)
+{
+	struct ls_attr_cfg cfg = { .win = a->win[h], .n = a->n, .tail = a->tail,
+				   .stage_mask = LS_ATTR_ALL_STAGES };
+
+	memcpy(cfg.cpumask, host->cpumask, sizeof(cfg.cpumask));
+	if (ls_attr_init(&a->attr[h], &cfg, err))
+		return -1;
+	a->attr_ok[h] = true;
+	ls_records_sort(host->rec, host->nrec);
+	for (size_t i = 0; i < host->nrec; i++) {
+		if (ls_attr_push(&a->attr[h], &host->rec[i], err))
+			return ls_err_wrap(err, "%s records", host_names[h]);
+	}
+	ls_attr_finish(&a->attr[h]);
+	for (size_t i = 0; i < a->n; i++)
+		a->kern_host[h][i] = (double)a->attr[h].kernel_ns[i];
+	return 0;
+}
+
+/* Map the probe's verb (and mode) to the wire model's. */
+static enum ls_wire_verb wire_verb(enum ls_probe_verb v, bool events)
+{
+	switch (v) {
+	case LS_VERB_SEND:
+		return LS_WIRE_SEND;
+	case LS_VERB_READ:
+		return LS_WIRE_READ;
+	default:
+		return events ? LS_WIRE_WRITE_IMM : LS_WIRE_WRITE;
+	}
+}
+
+/* Fill the verdict inputs from the split, the cells and the counters. */
+static int verdict_inputs(struct bd_an *a, struct ls_bd_host *hosts[2],
+			  const struct bd_base *base, const struct bd_cli *c)
+{
+	struct ls_vd_in *in = &a->vin;
+	size_t cap = 0;
+
+	memset(in, 0, sizeof(*in));
+	in->total_p50 = a->sp.sum_total.p50;
+	in->total_p99 = a->sp.sum_total.p99;
+	for (int p = 0; p < LS_NR_PARTS; p++) {
+		in->part_p50[p] = a->sp.sum_part[p].p50;
+		in->tail_share[p] = a->sp.tail_share[p];
+	}
+	in->kernel_p50 = a->sp.sum_kernel.p50;
+	in->base_p50 = a->sp.sum_base.p50;
+	in->tail_excess_ns = a->sp.tail_excess_ns;
+	in->rate_gbps = a->wcfg.link_gbps;
+	in->expect_gbps = c->expect_gbps;
+	if (base->have) {
+		in->have_baseline = true;
+		in->b_total_p50 = base->total_p50;
+		memcpy(in->b_part_p50, base->part_p50, sizeof(in->b_part_p50));
+		in->b_kernel_p50 = base->kernel_p50;
+	}
+	a->vcpu = calloc(2 * LS_MAX_CPUS, sizeof(*a->vcpu));
+	for (int h = 0; h < 2; h++)
+		if (hosts[h])
+			cap += hosts[h]->ctr.n;
+	a->vctr = calloc(cap ? cap : 1, sizeof(*a->vctr));
+	if (!a->vcpu || !a->vctr)
+		return -1;
+	for (int h = 0; h < 2; h++) {
+		if (!a->attr_ok[h])
+			continue;
+		for (unsigned int cpu = 0; cpu < LS_MAX_CPUS; cpu++) {
+			struct ls_vd_cpu *v = &a->vcpu[a->nvcpu];
+			uint64_t sum = 0, tail = 0, best = 0;
+
+			for (unsigned int st = 0; st < LS_NR_STAGES; st++) {
+				struct ls_attr_cell *cell = ls_attr_cell(&a->attr[h], cpu, st);
+
+				sum += cell->total_ns;
+				tail += cell->tail_ns;
+				if (cell->total_ns > best) {
+					best = cell->total_ns;
+					v->stage = st;
+				}
+			}
+			if (!sum)
+				continue;
+			v->host = h;
+			v->cpu = cpu;
+			v->mean_ns = (double)sum / a->n / a->div;
+			v->tail_mean_ns = a->tail_n ? (double)tail / a->tail_n / a->div : 0;
+			v->base_mean_ns = base->have ? 0 : NAN;
+			for (unsigned int k = 0; k < base->ncpu; k++)
+				if (base->cpu[k].host == h && base->cpu[k].cpu == cpu)
+					v->base_mean_ns = base->cpu[k].mean_ns;
+			a->nvcpu++;
+		}
+	}
+	for (int h = 0; h < 2; h++) {
+		if (!hosts[h])
+			continue;
+		for (size_t i = 0; i < hosts[h]->ctr.n; i++) {
+			const struct ls_ctr_delta *d = &hosts[h]->ctr.v[i];
+
+			if (!ls_ctr_moved(d))
+				continue;
+			a->vctr[a->nvctr++] = (struct ls_vd_ctr){
+				.host = h, .name = d->name, .cls = d->cls, .delta = d->delta,
+				.after = d->after, .gauge = d->gauge };
+		}
+	}
+	in->cpus = a->vcpu;
+	in->ncpus = a->nvcpu;
+	in->ctrs = a->vctr;
+	in->nctrs = a->nvctr;
+	return 0;
+}
+
+/* Free the analysis. */
+static void an_free(struct bd_an *a)
+{
+	free(a->total);
+	free(a->kern_host[0]);
+	free(a->kern_host[1]);
+	free(a->kernel);
+	free(a->win[0]);
+	free(a->win[1]);
+	free(a->tail);
+	for (int h = 0; h < 2; h++)
+		if (a->attr_ok[h])
+			ls_attr_free(&a->attr[h]);
+	ls_split_free(&a->sp);
+	free(a->vcpu);
+	free(a->vctr);
+}
+
+/* Run the whole analysis on the prober's result and both hosts' data. */
+static int analyze(struct bd_an *a, const struct ls_probe_result *r, struct bd_cli *c,
+		   struct ls_bd_host *local, struct ls_bd_host *peer,
+		   const struct bd_base *base, struct ls_err *err)
+{
+	const struct ls_probe_run *run = &r->runs[0];
+	struct ls_bd_host *hosts[2] = { local, peer };
+	struct ls_split_in sin = { 0 };
+	struct ls_wire_cfg w4;
+	struct ls_wire wire4;
+
+	memset(a, 0, sizeof(*a));
+	a->n = run->count;
+	a->div = ls_probe_rtt_divisor(r->verb);
+	a->peer_n = peer ? (run->peer_count < a->n ? run->peer_count : a->n) : 0;
+	if (!a->n)
+		return ls_errf(err, "the probe produced no samples");
+	a->total = calloc(a->n, sizeof(double));
+	a->kern_host[0] = calloc(a->n, sizeof(double));
+	a->kern_host[1] = calloc(a->n, sizeof(double));
+	a->kernel = calloc(a->n, sizeof(double));
+	a->win[0] = calloc(a->n, sizeof(*a->win[0]));
+	a->tail = calloc(a->n, 1);
+	if (!a->total || !a->kern_host[0] || !a->kern_host[1] || !a->kernel || !a->win[0] ||
+	    !a->tail)
+		return ls_errnof(err, ENOMEM, "breakdown of %zu samples", a->n);
+	for (size_t i = 0; i < a->n; i++) {
+		a->win[0][i].start_ns = run->samples[i].start_ns;
+		a->win[0][i].end_ns = run->samples[i].end_ns;
+		a->total[i] = (double)(run->samples[i].end_ns - run->samples[i].start_ns) / a->div;
+	}
+	a->tail_n = ls_split_mark_tail(a->total, a->n, c->tail_frac, a->tail);
+	if (peer && responder_windows(a, run, err))
+		return -1;
+	if (local->measured && attribute(a, 0, local, err))
+		return -1;
+	if (peer && peer->measured && attribute(a, 1, peer, err))
+		return -1;
+	for (size_t i = 0; i < a->n; i++)
+		a->kernel[i] = (a->kern_host[0][i] + a->kern_host[1][i]) / a->div;
+
+	/* transmission model */
+	a->wcfg.size = run->size;
+	a->wcfg.verb = wire_verb(r->verb, r->events);
+	a->wcfg.mtu = r->mtu;
+	a->wcfg.ipv6 = r->dev.gid[0] && strncmp(r->dev.gid, "::ffff:", 7) != 0 &&
+		       strchr(r->dev.gid, ':') != NULL;
+	a->wcfg.cable_m = c->cable_m;
+	a->wcfg.hops = c->hops;
+	a->wcfg.sw = c->sw;
+	if (c->link_gbps > 0) {
+		a->wcfg.link_gbps = c->link_gbps;
+		snprintf(a->rate_text, sizeof(a->rate_text), "--link-gbps %g", c->link_gbps);
+	} else {
+		a->wcfg.link_gbps = r->dev.link_gbps;
+		snprintf(a->rate_text, sizeof(a->rate_text), "port rate \"%s\"", r->dev.rate);
+	}
+	a->wcfg.rate_src = a->rate_text;
+	if (ls_wire_compute(&a->wcfg, &a->wire, err))
+		return ls_err_wrap(err, "transmission model (give --link-gbps if the port rate is unknown)");
+	w4 = a->wcfg;
+	w4.size = 4;
+	if (ls_wire_compute(&w4, &wire4, err))
+		return -1;
+	a->thr = c->thr;
+	a->thr.offset_ns = a->wire.total_ns - wire4.total_ns;
+
+	/* the split */
+	sin.n = a->n;
+	sin.total_ns = a->total;
+	sin.kernel_ns = a->kernel;
+	sin.transmission_ns = a->wire.total_ns;
+	sin.floor_q = c->floor_q;
+	sin.tail_frac = c->tail_frac;
+	if (base->have) {
+		sin.fixed_floor = true;
+		sin.floor_ns = base->floor_ns;
+	}
+	if (ls_split_compute(&sin, &a->sp, err))
+		return -1;
+	if (verdict_inputs(a, hosts, base, c))
+		return ls_errnof(err, ENOMEM, "verdict inputs");
+	ls_verdict_decide(&a->thr, &a->vin, &a->v);
+	return 0;
+}
+
+static const char *const floor_assumption =
+	"the base floor is a low percentile of (total - transmission - kernel-attributed): "
+	"work common to every sample (posting, PCIe/DMA, NIC pipeline, emulation) that no "
+	"kernel stage records; it assumes the fastest samples saw empty queues, so a delay "
+	"every sample pays (even a constant queue) lands in it unless --baseline fixes it";
+
+/* One row of the parts table. */
+static void print_row(const char *name, const struct ls_summary *s)
+{
+	printf("  %-22s %10.3f %10.3f %10.3f %10.3f\n", name, s->p50 / 1e3, s->p99 / 1e3,
+	       s->p999 / 1e3, s->max / 1e3);
+}
+
+/* One host's kernel line. */
+static void print_host(const char *role, const struct ls_bd_host *h)
+{
+	char cpus[128];
+
+	ls_format_cpulist(h->cpumask, LS_MAX_CPUS, cpus, sizeof(cpus));
+	if (!h->measured) {
+		printf("kernel, %s: unmeasured (%s): its kernel time falls into the base floor or queuing\n",
+		       role, h->why);
+		return;
+	}
+	printf("kernel, %s: %s, CPUs %s (probe CPU %d, IRQs", role, h->backend, cpus,
+	       h->probe_cpu);
+	for (unsigned int i = 0; i < h->nr_irqs; i++)
+		printf("%s%u", i ? "," : " ", h->irqs[i]);
+	printf("), %llu records (%zu used), %llu dropped%s\n", (unsigned long long)h->records,
+	       h->nrec, (unsigned long long)h->drops,
+	       h->truncated ? ", TRUNCATED: raise --ring-kib or shorten the run" : "");
+}
+
+/* Human-readable report. */
+static void print_text(const struct bd_an *a, const struct ls_probe_result *r,
+		       const struct bd_cli *c, const struct ls_bd_host *local,
+		       const struct ls_bd_host *peer, const struct bd_base *base)
+{
+	const struct ls_split_out *sp = &a->sp;
+	const struct ls_bd_host *hosts[2] = { local, peer };
+	const struct ls_verdict *v = &a->v;
+	bool any = false;
+
+	printf("latsplit breakdown: %s port %u -> %s, RDMA %s %u B, %zu samples, %s, CPU %d\n",
+	       r->dev.name, r->dev.port, r->peer, ls_probe_verb_name(r->verb), r->runs[0].size,
+	       a->n, r->events ? "completion events" : "busy poll", c->o.cpu);
+	printf("one-way = %s; clock %s; %s\n",
+	       a->div == 2 ? "RTT/2 (as ib_write_lat)" : "the full READ round trip (as ib_read_lat)",
+	       r->clock ? r->clock : "CLOCK_MONOTONIC",
+	       r->dev.hwclock == LS_HWCLOCK_NONE ?
+	       "no HW completion timestamps: the processing base is inferred" :
+	       "HW completion timestamps exist but only at one end of a sample: the processing base is inferred");
+	printf("transmission model: %s over %s, MTU %u: %llu packet(s), %llu wire bytes (%llu of headers, padding, preamble/IFG)\n",
+	       ls_wire_verb_name(a->wcfg.verb), a->wcfg.ipv6 ? "IPv6" : "IPv4", a->wcfg.mtu,
+	       (unsigned long long)a->wire.packets, (unsigned long long)a->wire.wire_bytes,
+	       (unsigned long long)a->wire.header_bytes);
+	printf("  link %g Gb/s (%s), cable %g m x %u hop(s), switch %s\n", a->wcfg.link_gbps,
+	       a->rate_text, a->wcfg.cable_m, a->wcfg.hops, ls_wire_switch_name(a->wcfg.sw));
+	printf("  serialization %.3f ns + propagation %.3f ns + switches %.3f ns = %.3f ns (payload alone: %.3f ns)\n",
+	       a->wire.serialize_ns, a->wire.propagate_ns, a->wire.switch_ns, a->wire.total_ns,
+	       a->wire.payload_only_ns);
+	print_host("prober", local);
+	if (peer)
+		print_host("responder", peer);
+	if (a->have_theta)
+		printf("responder clock offset: %+.3f us (median of the 1%% fastest round trips)\n",
+		       a->theta_ns / 1e3);
+
+	printf("\n  %-22s %10s %10s %10s %10s\n", "one-way (us)", "p50", "p99", "p99.9", "max");
+	print_row("total", &sp->sum_total);
+	print_row("transmission", &sp->sum_part[LS_PART_TRANSMISSION]);
+	print_row("queuing", &sp->sum_part[LS_PART_QUEUING]);
+	print_row("processing", &sp->sum_part[LS_PART_PROCESSING]);
+	print_row("  kernel (measured)", &sp->sum_kernel);
+	print_row(sp->floor_inferred ? "  base (inferred)" : "  base (baseline)", &sp->sum_base);
+	if (base->have)
+		printf("\nbase floor B = %.3f us, taken from --baseline %s\n", sp->floor_ns / 1e3,
+		       c->baseline);
+	else
+		printf("\nbase floor B = %.3f us = p%g of the residual. Assumption: %s.\n",
+		       sp->floor_ns / 1e3, c->floor_q * 100, floor_assumption);
+	if (sp->clamped)
+		printf("note: %zu samples had more kernel time than latency left after transmission (concurrent work on both hosts); their processing was capped\n",
+		       sp->clamped);
+	printf("\ntail: slowest %zu samples (>= %.3f us), mean excess over p50 %.3f us: queuing %.0f%%, processing %.0f%%, transmission %.0f%%\n",
+	       sp->tail_n, sp->tail_threshold_ns / 1e3, sp->tail_excess_ns / 1e3,
+	       100 * sp->tail_share[LS_PART_QUEUING], 100 * sp->tail_share[LS_PART_PROCESSING],
+	       100 * sp->tail_share[LS_PART_TRANSMISSION]);
+
+	printf("\nprocessing by stage and CPU (one-way us per sample; each instant counted once):\n");
+	printf("  %-10s %4s %-13s %10s %10s %8s %10s\n", "host", "cpu", "stage", "mean", "tail mean",
+	       "samples", "max");
+	for (int h = 0; h < 2; h++) {
+		if (!a->attr_ok[h])
+			continue;
+		for (unsigned int cpu = 0; cpu < LS_MAX_CPUS; cpu++) {
+			for (unsigned int st = 0; st < LS_NR_STAGES; st++) {
+				const struct ls_attr_cell *cell =
+					&a->attr[h].cells[cpu * LS_NR_STAGES + st];
+
+				if (!cell->total_ns)
+					continue;
+				any = true;
+				printf("  %-10s %4u %-13s %10.3f %10.3f %8llu %10.3f\n", host_names[h],
+				       cpu, ls_stage_name(st),
+				       (double)cell->total_ns / a->n / a->div / 1e3,
+				       a->tail_n ? (double)cell->tail_ns / a->tail_n / a->div / 1e3 : 0,
+				       (unsigned long long)cell->windows,
+				       (double)cell->max_ns / a->div / 1e3);
+			}
+		}
+	}
+	if (!any)
+		printf("  (no kernel time overlapped any sample)\n");
+
+	any = false;
+	printf("\ncounters that moved:\n");
+	for (int h = 0; h < 2; h++) {
+		if (!hosts[h])
+			continue;
+		for (size_t i = 0; i < hosts[h]->ctr.n; i++) {
+			const struct ls_ctr_delta *d = &hosts[h]->ctr.v[i];
+
+			if (!ls_ctr_moved(d))
+				continue;
+			any = true;
+			printf("  %-10s %-44s %-16s %14llu -> %-14llu %+lld\n", host_names[h], d->name,
+			       ls_ctr_class_name(d->cls), (unsigned long long)d->before,
+			       (unsigned long long)d->after, (long long)d->delta);
+		}
+	}
+	if (!any)
+		printf("  (none)\n");
+	for (int h = 0; h < 2; h++) {
+		if (!hosts[h])
+			continue;
+		for (size_t i = 0; i < hosts[h]->ctr.n; i++) {
+			const struct ls_ctr_delta *d = &hosts[h]->ctr.v[i];
+
+			if (!d->ok)
+				printf("  unreadable, %s: %s: %s\n", host_names[h], d->name, d->error);
+		}
+	}
+
+	printf("\nverdict: p50 %.3f us %s, p99 %.3f us %s (thresholds for 4 B: normal %.3g-%.3g us, abnormal > %.3g, hurts training > %.3g",
+	       sp->sum_total.p50 / 1e3, ls_level_name(v->level_p50), sp->sum_total.p99 / 1e3,
+	       ls_level_name(v->level_p99), c->thr.normal_lo_ns / 1e3, c->thr.normal_hi_ns / 1e3,
+	       c->thr.abnormal_ns / 1e3, c->thr.hurts_ns / 1e3);
+	if (a->thr.offset_ns >= 0.0005)
+		printf("; +%.3f us for %u B on the wire", a->thr.offset_ns / 1e3, r->runs[0].size);
+	printf(")\n");
+	printf("  p50 dominated by %s%s; tail dominated by %s\n", ls_part_name(v->dom_p50),
+	       v->dom_p50_base ? sp->floor_inferred ? " (mostly the inferred base)" :
+	       " (mostly the baseline's base)" : "", ls_part_name(v->dom_tail));
+	for (unsigned int i = 0; i < v->nf; i++)
+		printf("  finding [%s]: %s\n", ls_layer_name(v->f[i].layer), v->f[i].text);
+	if (!v->nf)
+		printf("  findings: none\n");
+	printf("  next: %s: %s\n", ls_layer_name(v->next), v->next_why);
+}
+
+/* A distribution: summary members plus, optionally, every value as samples_ns. */
+static void json_dist(struct ls_json *j, const char *key, const struct ls_summary *s,
+		      const double *v, size_t n)
+{
+	ls_json_obj_open(j, key);
+	ls_json_u64(j, "count", s->count);
+	ls_json_dbl(j, "min_ns", s->min);
+	ls_json_dbl(j, "p50_ns", s->p50);
+	ls_json_dbl(j, "p90_ns", s->p90);
+	ls_json_dbl(j, "p99_ns", s->p99);
+	ls_json_dbl(j, "p999_ns", s->p999);
+	ls_json_dbl(j, "p9999_ns", s->p9999);
+	ls_json_dbl(j, "max_ns", s->max);
+	ls_json_dbl(j, "mean_ns", s->mean);
+	ls_json_dbl(j, "stdev_ns", s->stdev);
+	if (v) {
+		ls_json_arr_open(j, "samples_ns");
+		for (size_t i = 0; i < n; i++)
+			ls_json_dbl(j, NULL, v[i]);
+		ls_json_arr_close(j);
+	}
+	ls_json_obj_close(j);
+}
+
+/* One host object. */
+static void json_host(struct ls_json *j, const char *role, const struct ls_bd_host *h)
+{
+	char cpus[256];
+
+	ls_json_obj_open(j, NULL);
+	ls_json_str(j, "role", role);
+	ls_json_bool(j, "measured", h->measured);
+	ls_json_str(j, "backend", h->backend);
+	if (!h->measured)
+		ls_json_str(j, "unmeasured_why", h->why);
+	ls_format_cpulist(h->cpumask, LS_MAX_CPUS, cpus, sizeof(cpus));
+	ls_json_str(j, "cpus", cpus);
+	ls_json_i64(j, "probe_cpu", h->probe_cpu);
+	ls_json_arr_open(j, "irqs");
+	for (unsigned int i = 0; i < h->nr_irqs; i++)
+		ls_json_u64(j, NULL, h->irqs[i]);
+	ls_json_arr_close(j);
+	ls_json_str(j, "ibdev", h->ibdev);
+	ls_json_str(j, "netdev", h->netdev);
+	ls_json_u64(j, "records", h->records);
+	ls_json_u64(j, "records_used", h->nrec);
+	ls_json_u64(j, "drops", h->drops);
+	ls_json_bool(j, "truncated", h->truncated);
+	ls_json_obj_close(j);
+}
+
+/* The JSON document (kind "breakdown"). */
+static void print_json(FILE *fp, const struct bd_an *a, const struct ls_probe_result *r,
+		       const struct bd_cli *c, const struct ls_bd_host *local,
+		       const struct ls_bd_host *peer, const struct bd_base *base)
+{
+	const struct ls_split_out *sp = &a->sp;
+	const struct ls_bd_host *hosts[2] = { local, peer };
+	const struct ls_verdict *v = &a->v;
+	struct ls_json j;
+
+	ls_json_init(&j, fp, false);
+	ls_json_obj_open(&j, NULL);
+	ls_json_u64(&j, "schema", LS_JSON_SCHEMA);
+	ls_json_str(&j, "kind", "breakdown");
+	ls_json_obj_open(&j, "inputs");
+	ls_json_str(&j, "peer", r->peer);
+	ls_json_str(&j, "ibdev", r->dev.name);
+	ls_json_u64(&j, "ib_port", r->dev.port);
+	ls_json_str(&j, "gid", r->dev.gid);
+	ls_json_str(&j, "netdev", r->dev.netdev);
+	ls_json_u64(&j, "size", r->runs[0].size);
+	ls_json_str(&j, "verb", ls_probe_verb_name(r->verb));
+	ls_json_bool(&j, "events", r->events);
+	ls_json_u64(&j, "mtu", r->mtu);
+	ls_json_u64(&j, "iters", c->o.iters);
+	ls_json_u64(&j, "duration_ns", c->o.duration_ns);
+	ls_json_i64(&j, "cpu", c->o.cpu);
+	ls_json_str(&j, "backend", c->backend);
+	ls_json_str(&j, "clock", r->clock ? r->clock : "CLOCK_MONOTONIC");
+	ls_json_str(&j, "one_way", a->div == 2 ? "rtt/2" : "rtt");
+	ls_json_bool(&j, "hw_timestamps", r->dev.hwclock != LS_HWCLOCK_NONE);
+	ls_json_dbl(&j, "floor_quantile", c->floor_q);
+	ls_json_dbl(&j, "tail_fraction", c->tail_frac);
+	if (c->baseline)
+		ls_json_str(&j, "baseline", c->baseline);
+	ls_json_obj_open(&j, "thresholds");
+	ls_json_dbl(&j, "normal_lo_ns", c->thr.normal_lo_ns);
+	ls_json_dbl(&j, "normal_hi_ns", c->thr.normal_hi_ns);
+	ls_json_dbl(&j, "abnormal_ns", c->thr.abnormal_ns);
+	ls_json_dbl(&j, "hurts_ns", c->thr.hurts_ns);
+	ls_json_dbl(&j, "size_offset_ns", a->thr.offset_ns);
+	ls_json_dbl(&j, "share", c->thr.share);
+	if (c->expect_gbps > 0)
+		ls_json_dbl(&j, "expect_gbps", c->expect_gbps);
+	ls_json_obj_close(&j);
+	ls_json_obj_close(&j);
+
+	ls_json_obj_open(&j, "transmission_model");
+	ls_json_str(&j, "verb", ls_wire_verb_name(a->wcfg.verb));
+	ls_json_str(&j, "ip", a->wcfg.ipv6 ? "ipv6" : "ipv4");
+	ls_json_u64(&j, "mtu", a->wcfg.mtu);
+	ls_json_dbl(&j, "link_gbps", a->wcfg.link_gbps);
+	ls_json_str(&j, "link_source", a->rate_text);
+	ls_json_dbl(&j, "cable_m", a->wcfg.cable_m);
+	ls_json_u64(&j, "hops", a->wcfg.hops);
+	ls_json_str(&j, "switch", ls_wire_switch_name(a->wcfg.sw));
+	ls_json_u64(&j, "packets", a->wire.packets);
+	ls_json_u64(&j, "wire_bytes", a->wire.wire_bytes);
+	ls_json_u64(&j, "header_bytes", a->wire.header_bytes);
+	ls_json_dbl(&j, "serialize_ns", a->wire.serialize_ns);
+	ls_json_dbl(&j, "propagate_ns", a->wire.propagate_ns);
+	ls_json_dbl(&j, "switch_ns", a->wire.switch_ns);
+	ls_json_dbl(&j, "total_ns", a->wire.total_ns);
+	ls_json_dbl(&j, "payload_only_ns", a->wire.payload_only_ns);
+	ls_json_obj_close(&j);
+
+	ls_json_arr_open(&j, "hosts");
+	json_host(&j, "prober", local);
+	if (peer)
+		json_host(&j, "responder", peer);
+	ls_json_arr_close(&j);
+	if (a->have_theta)
+		ls_json_i64(&j, "responder_clock_offset_ns", a->theta_ns);
+
+	ls_json_obj_open(&j, "floor");
+	ls_json_dbl(&j, "ns", sp->floor_ns);
+	ls_json_str(&j, "source", base->have ? "baseline" : "inferred");
+	ls_json_dbl(&j, "quantile", c->floor_q);
+	ls_json_str(&j, "assumption", floor_assumption);
+	ls_json_obj_close(&j);
+	ls_json_u64(&j, "clamped", sp->clamped);
+
+	json_dist(&j, "total", &sp->sum_total, a->total, a->n);
+	ls_json_obj_open(&j, "parts");
+	json_dist(&j, "transmission", &sp->sum_part[LS_PART_TRANSMISSION],
+		  sp->part[LS_PART_TRANSMISSION], a->n);
+	json_dist(&j, "queuing", &sp->sum_part[LS_PART_QUEUING], sp->part[LS_PART_QUEUING], a->n);
+	json_dist(&j, "processing", &sp->sum_part[LS_PART_PROCESSING],
+		  sp->part[LS_PART_PROCESSING], a->n);
+	json_dist(&j, "kernel", &sp->sum_kernel, NULL, 0);
+	json_dist(&j, "base", &sp->sum_base, NULL, 0);
+	ls_json_obj_close(&j);
+
+	ls_json_obj_open(&j, "tail");
+	ls_json_dbl(&j, "fraction", c->tail_frac);
+	ls_json_u64(&j, "count", sp->tail_n);
+	ls_json_dbl(&j, "threshold_ns", sp->tail_threshold_ns);
+	ls_json_dbl(&j, "excess_mean_ns", sp->tail_excess_ns);
+	ls_json_obj_open(&j, "shares");
+	for (int p = 0; p < LS_NR_PARTS; p++)
+		ls_json_dbl(&j, ls_part_name(p), sp->tail_share[p]);
+	ls_json_obj_close(&j);
+	ls_json_obj_close(&j);
+
+	ls_json_arr_open(&j, "stages");
+	for (int h = 0; h < 2; h++) {
+		if (!a->attr_ok[h])
+			continue;
+		for (unsigned int cpu = 0; cpu < LS_MAX_CPUS; cpu++) {
+			for (unsigned int st = 0; st < LS_NR_STAGES; st++) {
+				const struct ls_attr_cell *cell =
+					&a->attr[h].cells[cpu * LS_NR_STAGES + st];
+
+				if (!cell->total_ns)
+					continue;
+				ls_json_obj_open(&j, NULL);
+				ls_json_str(&j, "host", host_names[h]);
+				ls_json_u64(&j, "cpu", cpu);
+				ls_json_str(&j, "stage", ls_stage_name(st));
+				ls_json_u64(&j, "window_total_ns", cell->total_ns);
+				ls_json_dbl(&j, "mean_ns", (double)cell->total_ns / a->n / a->div);
+				ls_json_dbl(&j, "tail_mean_ns", a->tail_n ?
+					    (double)cell->tail_ns / a->tail_n / a->div : 0);
+				ls_json_u64(&j, "samples", cell->windows);
+				ls_json_dbl(&j, "max_one_way_ns", (double)cell->max_ns / a->div);
+				ls_json_obj_close(&j);
+			}
+		}
+	}
+	ls_json_arr_close(&j);
+
+	ls_json_arr_open(&j, "counters");
+	for (int h = 0; h < 2; h++) {
+		if (!hosts[h])
+			continue;
+		for (size_t i = 0; i < hosts[h]->ctr.n; i++) {
+			const struct ls_ctr_delta *d = &hosts[h]->ctr.v[i];
+
+			ls_json_obj_open(&j, NULL);
+			ls_json_str(&j, "host", host_names[h]);
+			ls_json_str(&j, "name", d->name);
+			ls_json_str(&j, "class", ls_ctr_class_name(d->cls));
+			ls_json_bool(&j, "ok", d->ok);
+			if (d->ok) {
+				ls_json_bool(&j, "gauge", d->gauge);
+				ls_json_u64(&j, "before", d->before);
+				ls_json_u64(&j, "after", d->after);
+				ls_json_i64(&j, "delta", d->delta);
+				ls_json_bool(&j, "moved", ls_ctr_moved(d));
+			} else {
+				ls_json_str(&j, "error", d->error);
+			}
+			ls_json_obj_close(&j);
+		}
+	}
+	ls_json_arr_close(&j);
+
+	ls_json_obj_open(&j, "verdict");
+	ls_json_str(&j, "level_p50", ls_level_name(v->level_p50));
+	ls_json_str(&j, "level_p99", ls_level_name(v->level_p99));
+	ls_json_str(&j, "dominant_p50", ls_part_name(v->dom_p50));
+	ls_json_bool(&j, "dominant_p50_is_base", v->dom_p50_base);
+	ls_json_str(&j, "dominant_tail", ls_part_name(v->dom_tail));
+	ls_json_arr_open(&j, "findings");
+	for (unsigned int i = 0; i < v->nf; i++) {
+		ls_json_obj_open(&j, NULL);
+		ls_json_str(&j, "layer", ls_layer_name(v->f[i].layer));
+		ls_json_str(&j, "text", v->f[i].text);
+		ls_json_obj_close(&j);
+	}
+	ls_json_arr_close(&j);
+	if (v->cpu >= 0) {
+		ls_json_obj_open(&j, "cpu");
+		ls_json_str(&j, "host", host_names[v->cpu_host & 1]);
+		ls_json_u64(&j, "cpu", v->cpu);
+		ls_json_str(&j, "stage", ls_stage_name(v->cpu_stage));
+		ls_json_obj_close(&j);
+	} else {
+		ls_json_null(&j, "cpu");
+	}
+	ls_json_str(&j, "next_layer", ls_layer_name(v->next));
+	ls_json_str(&j, "next_why", v->next_why);
+	ls_json_obj_close(&j);
+	ls_json_obj_close(&j);
+	ls_json_end(&j);
+}
+
+/* --samples: one CSV row per sample with its three parts. */
+static void write_samples(FILE *fp, const struct bd_an *a, const struct ls_probe_run *run)
+{
+	fprintf(fp, "index,start_ns,end_ns,total_ns,transmission_ns,queuing_ns,processing_ns,"
+		"kernel_ns,base_ns,kernel_prober_window_ns,kernel_responder_window_ns,tail\n");
+	for (size_t i = 0; i < a->n; i++)
+		fprintf(fp, "%zu,%llu,%llu,%.1f,%.3f,%.3f,%.3f,%.3f,%.3f,%.0f,%.0f,%u\n", i,
+			(unsigned long long)run->samples[i].start_ns,
+			(unsigned long long)run->samples[i].end_ns, a->total[i],
+			a->sp.part[LS_PART_TRANSMISSION][i], a->sp.part[LS_PART_QUEUING][i],
+			a->sp.part[LS_PART_PROCESSING][i], a->sp.kernel[i], a->sp.base[i],
+			a->kern_host[0][i], a->kern_host[1][i], a->tail[i]);
+}
+
+/* Escape a Prometheus label value (backslash, quote, newline). */
+static void prom_label(FILE *fp, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			fputc('\\', fp);
+		if (*s == '\n') {
+			fputs("\\n", fp);
+			continue;
+		}
+		fputc(*s, fp);
+	}
+}
+
+/* --prom: Prometheus text exposition format for node_exporter's textfile collector. */
+static void write_prom(FILE *fp, const struct bd_an *a, const struct ls_probe_result *r,
+		       const struct ls_bd_host *local, const struct ls_bd_host *peer)
+{
+	static const struct { const char *q; size_t off; } qs[] = {
+		{ "0.5", offsetof(struct ls_summary, p50) },
+		{ "0.99", offsetof(struct ls_summary, p99) },
+		{ "0.999", offsetof(struct ls_summary, p999) },
+	};
+	const struct ls_bd_host *hosts[2] = { local, peer };
+	const struct ls_summary *sums[4] = {
+		&a->sp.sum_total, &a->sp.sum_part[LS_PART_TRANSMISSION],
+		&a->sp.sum_part[LS_PART_QUEUING], &a->sp.sum_part[LS_PART_PROCESSING],
+	};
+	static const char *const names[4] = { "total", "transmission", "queuing", "processing" };
+
+	fprintf(fp, "# HELP latsplit_breakdown_seconds One-way RDMA latency by part and quantile.\n"
+		"# TYPE latsplit_breakdown_seconds gauge\n");
+	for (int p = 0; p < 4; p++) {
+		for (size_t k = 0; k < ARRAY_SIZE(qs); k++) {
+			fprintf(fp, "latsplit_breakdown_seconds{peer=\"");
+			prom_label(fp, r->peer);
+			fprintf(fp, "\",part=\"%s\",quantile=\"%s\"} %.9g\n", names[p], qs[k].q,
+				*(const double *)((const char *)sums[p] + qs[k].off) * 1e-9);
+		}
+	}
+	fprintf(fp, "# HELP latsplit_breakdown_max_seconds Largest one-way latency by part.\n"
+		"# TYPE latsplit_breakdown_max_seconds gauge\n");
+	for (int p = 0; p < 4; p++) {
+		fprintf(fp, "latsplit_breakdown_max_seconds{peer=\"");
+		prom_label(fp, r->peer);
+		fprintf(fp, "\",part=\"%s\"} %.9g\n", names[p], sums[p]->max * 1e-9);
+	}
+	fprintf(fp, "# HELP latsplit_breakdown_tail_share Share of the slowest samples' excess over p50 by part.\n"
+		"# TYPE latsplit_breakdown_tail_share gauge\n");
+	for (int p = 0; p < LS_NR_PARTS; p++) {
+		fprintf(fp, "latsplit_breakdown_tail_share{peer=\"");
+		prom_label(fp, r->peer);
+		fprintf(fp, "\",part=\"%s\"} %.6g\n", ls_part_name(p), a->sp.tail_share[p]);
+	}
+	fprintf(fp, "# HELP latsplit_breakdown_floor_seconds Base floor of processing (inferred or baseline).\n"
+		"# TYPE latsplit_breakdown_floor_seconds gauge\n");
+	fprintf(fp, "latsplit_breakdown_floor_seconds{peer=\"");
+	prom_label(fp, r->peer);
+	fprintf(fp, "\"} %.9g\n", a->sp.floor_ns * 1e-9);
+	fprintf(fp, "# HELP latsplit_breakdown_samples Samples in the split.\n"
+		"# TYPE latsplit_breakdown_samples gauge\n");
+	fprintf(fp, "latsplit_breakdown_samples{peer=\"");
+	prom_label(fp, r->peer);
+	fprintf(fp, "\"} %zu\n", a->n);
+	fprintf(fp, "# HELP latsplit_breakdown_level Verdict level of p50: 0 below normal, 1 normal, 2 elevated, 3 abnormal, 4 hurts training.\n"
+		"# TYPE latsplit_breakdown_level gauge\n");
+	fprintf(fp, "latsplit_breakdown_level{peer=\"");
+	prom_label(fp, r->peer);
+	fprintf(fp, "\",next_layer=\"%s\",dominant_p50=\"%s\",dominant_tail=\"%s\"} %d\n",
+		ls_layer_name(a->v.next), ls_part_name(a->v.dom_p50), ls_part_name(a->v.dom_tail),
+		(int)a->v.level_p50);
+	fprintf(fp, "# HELP latsplit_breakdown_counter_delta Counters that moved during the run.\n"
+		"# TYPE latsplit_breakdown_counter_delta gauge\n");
+	for (int h = 0; h < 2; h++) {
+		if (!hosts[h])
+			continue;
+		for (size_t i = 0; i < hosts[h]->ctr.n; i++) {
+			const struct ls_ctr_delta *d = &hosts[h]->ctr.v[i];
+
+			if (!ls_ctr_moved(d))
+				continue;
+			fprintf(fp, "latsplit_breakdown_counter_delta{peer=\"");
+			prom_label(fp, r->peer);
+			fprintf(fp, "\",host=\"%s\",counter=\"", host_names[h]);
+			prom_label(fp, d->name);
+			fprintf(fp, "\",class=\"%s\"} %lld\n", ls_ctr_class_name(d->cls),
+				(long long)(d->gauge ? (int64_t)d->after : d->delta));
+		}
+	}
+}
+
+/* Open the output files before the run so a bad path fails early; none is visible until commit. */
+static int open_outputs(const struct bd_cli *c, struct ls_afile *sf, struct ls_afile *pf,
+			struct ls_err *err)
+{
+	if (c->samples && ls_afile_open(sf, c->samples, err))
+		return ls_err_wrap(err, "--samples");
+	if (c->prom && ls_afile_open(pf, c->prom, err)) {
+		if (c->samples)
+			ls_afile_abort(sf);
+		return ls_err_wrap(err, "--prom");
+	}
+	return 0;
+}
+
+/* The responder: serve one prober session, recording, and ship the data. */
+static int run_responder(struct bd_cli *c, struct bd_ctx *x)
+{
+	struct ls_probe_result r;
+	struct ls_err err = { "" };
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	x->res = &r;
+	if (bd_start(x, &err)) {
+		ls_warn("breakdown: %s", err.msg);
+		return LS_EXIT_USAGE;
+	}
+	if (!x->local.measured)
+		ls_warn("breakdown: responder: no kernel backend (%s): the prober will mark this side's processing unmeasured",
+			x->local.why);
+	rc = ls_probe_run_server(&c->o, &r, &err);
+	bd_stop(x);
+	if (rc) {
+		ls_warn("breakdown: responder: %s", err.msg);
+		rc = r.nruns && r.runs[0].count ? LS_EXIT_FAIL : LS_EXIT_USAGE;
+	} else {
+		fprintf(stderr, "latsplit: breakdown responder: served %s: %llu iterations, shipped %zu kernel records (%s%s)\n",
+			r.peer, (unsigned long long)(r.nruns ? r.runs[0].count : 0), x->local.nrec,
+			x->local.backend, x->local.measured ? "" : ", unmeasured");
+		rc = LS_EXIT_OK;
+	}
+	ls_probe_result_free(&r);
+	return rc;
+}
+
+/* The prober: measure, split, print, write the files. */
+static int run_prober(struct bd_cli *c, struct bd_ctx *x)
+{
+	struct ls_afile sf = { 0 }, pf = { 0 };
+	struct ls_probe_result r;
+	struct ls_err err = { "" };
+	struct bd_base base;
+	struct bd_an a;
+	char rate[96];
+	double gbps;
+	int rc = LS_EXIT_USAGE;
+
+	memset(&r, 0, sizeof(r));
+	memset(&a, 0, sizeof(a));
+	memset(&base, 0, sizeof(base));
+	x->res = &r;
+	if (c->baseline && load_baseline(c->baseline, c->o.sizes[0], c->o.verb, &base, &err)) {
+		ls_warn("breakdown: %s", err.msg);
+		return LS_EXIT_USAGE;
+	}
+	if (open_outputs(c, &sf, &pf, &err)) {
+		ls_warn("breakdown: %s", err.msg);
+		return LS_EXIT_USAGE;
+	}
+	if (bd_start(x, &err)) {
+		ls_warn("breakdown: %s", err.msg);
+		goto abort;
+	}
+	if (!c->link_gbps &&
+	    ls_wire_read_rate(NULL, x->ibdev, c->o.ib_port, &gbps, rate, sizeof(rate), &err)) {
+		ls_warn("breakdown: link rate unknown (%s): give --link-gbps", err.msg);
+		bd_stop(x);
+		goto abort;
+	}
+	if (!x->local.measured)
+		ls_warn("breakdown: prober: no kernel backend (%s): this side's processing is unmeasured",
+			x->local.why);
+	if (ls_probe_run_client(&c->o, &r, &err)) {
+		bd_stop(x);
+		ls_warn("breakdown: %s", err.msg);
+		rc = r.nruns && r.runs[0].count ? LS_EXIT_FAIL : LS_EXIT_USAGE;
+		if (strstr(err.msg, "breakdown protocol") || strstr(err.msg, "breakdown-peer"))
+			rc = LS_EXIT_USAGE;
+		goto abort;
+	}
+	bd_stop(x);
+	bd_counters(x);
+	filter_records(&x->local, x->run_begin > BD_SLACK_NS ? x->run_begin - BD_SLACK_NS : 0,
+		       x->run_end + BD_SLACK_NS);
+	snprintf(x->local.rate, sizeof(x->local.rate), "%s", r.dev.rate);
+	x->local.link_gbps = r.dev.link_gbps;
+	if (!x->have_peer) {
+		ls_warn("breakdown: the responder sent no breakdown data");
+		rc = LS_EXIT_FAIL;
+		goto abort;
+	}
+	if (!x->peer.measured)
+		ls_warn("breakdown: responder: no kernel backend (%s): its processing is unmeasured",
+			x->peer.why);
+	if (analyze(&a, &r, c, &x->local, &x->peer, &base, &err)) {
+		ls_warn("breakdown: %s", err.msg);
+		rc = LS_EXIT_FAIL;
+		goto abort;
+	}
+	if (c->json)
+		print_json(stdout, &a, &r, c, &x->local, &x->peer, &base);
+	else
+		print_text(&a, &r, c, &x->local, &x->peer, &base);
+	fflush(stdout);
+	rc = LS_EXIT_OK;
+	if (c->samples) {
+		write_samples(sf.fp, &a, &r.runs[0]);
+		if (ls_afile_commit(&sf, &err)) {
+			ls_warn("breakdown: --samples: %s", err.msg);
+			rc = LS_EXIT_USAGE;
+		}
+	}
+	if (c->prom) {
+		write_prom(pf.fp, &a, &r, &x->local, &x->peer);
+		if (ls_afile_commit(&pf, &err)) {
+			ls_warn("breakdown: --prom: %s", err.msg);
+			rc = LS_EXIT_USAGE;
+		}
+	}
+	an_free(&a);
+	ls_probe_result_free(&r);
+	return rc;
+abort:
+	if (c->samples)
+		ls_afile_abort(&sf);
+	if (c->prom)
+		ls_afile_abort(&pf);
+	an_free(&a);
+	ls_probe_result_free(&r);
+	return rc;
+}
+
+/* `latsplit breakdown`: prober with PEER, responder without. */
+int cmd_breakdown(int argc, char **argv)
+{
+	struct bd_cli c;
+	struct bd_ctx x;
+	bool help = false;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	memset(&x, 0, sizeof(x));
+	ls_probe_opts_init(&c.o);
+	c.o.iters = BD_DEFAULT_ITERS;
+	c.o.sizes[0] = 4;
+	c.o.nsizes = 1;
+	c.backend = "auto";
+	c.ring_kib = BD_DEFAULT_RING_KIB;
+	c.hops = 1;
+	c.sw = LS_SWITCH_SF;
+	c.floor_q = 0.05;
+	c.tail_frac = 0.01;
+	ls_thresholds_default(&c.thr);
+	rc = parse(&c, argc, argv, &help);
+	if (rc)
+		return rc;
+	if (help) {
+		usage(stdout);
+		return LS_EXIT_OK;
+	}
+	if (c.o.cpu < 0) {
+		c.o.cpu = sched_getcpu();
+		if (c.o.cpu < 0 || c.o.cpu >= LS_MAX_CPUS)
+			c.o.cpu = 0;
+	}
+	c.o.run_start = on_run_start;
+	c.o.run_end = on_run_end;
+	c.o.finish = on_finish;
+	c.o.arg = &x;
+	x.c = &c;
+	rc = c.is_prober ? run_prober(&c, &x) : run_responder(&c, &x);
+	ls_bd_host_free(&x.local);
+	ls_bd_host_free(&x.peer);
+	if (x.have_before)
+		ls_ctr_snap_free(&x.before);
+	if (x.have_after)
+		ls_ctr_snap_free(&x.after);
+	return rc;
+}
