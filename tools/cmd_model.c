@@ -339,13 +339,19 @@ static int print_algo(const struct model_opts *o, enum ls_model_algo a,
 	return 0;
 }
 
+/* Seconds to ns for output, rounded to 1e-3 ns so unit conversions leave no noise. */
+static double out_ns(double s)
+{
+	return round(s * 1e12) / 1e3;
+}
+
 /* Write one evaluation as JSON members. */
 static void json_result(struct ls_json *j, const struct ls_model_out *r)
 {
-	ls_json_dbl(j, "t_bw_ns", r->t_bw_s * 1e9);
-	ls_json_dbl(j, "t_lat_ns", r->t_lat_s * 1e9);
-	ls_json_dbl(j, "t_sync_ns", r->t_sync_s * 1e9);
-	ls_json_dbl(j, "step_ns", r->step_s * 1e9);
+	ls_json_dbl(j, "t_bw_ns", out_ns(r->t_bw_s));
+	ls_json_dbl(j, "t_lat_ns", out_ns(r->t_lat_s));
+	ls_json_dbl(j, "t_sync_ns", out_ns(r->t_sync_s));
+	ls_json_dbl(j, "step_ns", out_ns(r->step_s));
 	ls_json_dbl(j, "utilization", r->utilization);
 	ls_json_dbl(j, "throughput_per_s", r->throughput);
 }
@@ -365,7 +371,7 @@ static int json_algo(struct ls_json *j, const struct model_opts *o, enum ls_mode
 			return -1;
 		ls_json_obj_open(j, NULL);
 		ls_json_str(j, "latency_source", cases[i].label);
-		ls_json_dbl(j, "latency_ns", cases[i].latency_s * 1e9);
+		ls_json_dbl(j, "latency_ns", out_ns(cases[i].latency_s));
 		json_result(j, &r);
 		ls_json_obj_close(j);
 	}
@@ -376,8 +382,8 @@ static int json_algo(struct ls_json *j, const struct model_opts *o, enum ls_mode
 			if (eval_at(&o->in, a, o->lat_sweep[l], o->comp_sweep[c], &r, err))
 				return -1;
 			ls_json_obj_open(j, NULL);
-			ls_json_dbl(j, "latency_ns", o->lat_sweep[l] * 1e9);
-			ls_json_dbl(j, "compute_ns", o->comp_sweep[c] * 1e9);
+			ls_json_dbl(j, "latency_ns", out_ns(o->lat_sweep[l]));
+			ls_json_dbl(j, "compute_ns", out_ns(o->comp_sweep[c]));
 			json_result(j, &r);
 			ls_json_obj_close(j);
 		}
@@ -441,7 +447,7 @@ int cmd_model(int argc, char **argv)
 		ls_json_u64(&j, "gpus", o.in.gpus);
 		ls_json_dbl(&j, "grad_bytes", o.in.grad_bytes);
 		ls_json_dbl(&j, "bandwidth_bytes_per_s", o.in.bw_bps);
-		ls_json_dbl(&j, "compute_ns", o.in.compute_s * 1e9);
+		ls_json_dbl(&j, "compute_ns", out_ns(o.in.compute_s));
 		ls_json_dbl(&j, "batch_per_gpu", o.in.batch);
 		if (o.from) {
 			ls_json_str(&j, "from", o.from);

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# `latsplit compare` end to end on synthetic documents: bad input exits 2
+# with a message naming the problem; A/A comparisons of documents drawn
+# from one distribution (fixed seed) come out "no significant change" at
+# the stated alpha rate; a known slowdown is a regression (exit 1) only
+# above --max-regress; an improvement is "faster" and exit 0.
+. "$(dirname "$0")/../lib.sh"
+command -v python3 >/dev/null || skip_all "python3 not installed (generates the synthetic documents)"
+[ -x "$LS_BIN" ] || skip_all "build/latsplit not built (make tools)"
+plan_none
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+
+# gen OUT SEED SCALE_PROCESSING [KIND] [N]: a breakdown-like document, three parts.
+gen() {
+	python3 - "$@" <<'PY'
+import json, random, sys
+out, seed, scale = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+kind = sys.argv[4] if len(sys.argv) > 4 else "breakdown"
+n = int(sys.argv[5]) if len(sys.argv) > 5 else 1000
+r = random.Random(seed)
+def draw(mu, s, k=1.0):
+    return [float(round(r.lognormvariate(mu, s) * k)) for _ in range(n)]
+doc = {"schema": 1, "kind": kind,
+       "parts": {"transmission": {"samples_ns": draw(6, 0.05)},
+                 "queuing": {"samples_ns": draw(8, 0.8)},
+                 "processing": {"samples_ns": draw(9, 0.4, scale)}},
+       "total": {"count": n, "p50_ns": 1.0, "p99_ns": 2.0}}
+json.dump(doc, open(out, "w"))
+PY
+}
+
+# expect_rc DESC RC PATTERN CMD...: CMD exits RC and its output matches PATTERN.
+expect_rc() {
+	local desc=$1 want=$2 pat=$3 out rc; shift 3
+	out=$("$@" 2>&1); rc=$?
+	if [ "$rc" = "$want" ] && grep -qE -- "$pat" <<<"$out"; then ok "$desc"
+	else not_ok "$desc" "rc=$rc (want $want), want /$pat/" "$out"; fi
+}
+
+gen "$T/a.json" 1 1.0
+gen "$T/a2.json" 2 1.0
+gen "$T/slow.json" 3 1.3
+gen "$T/irq.json" 4 1.0 irq
+printf '{"schema": 1, "kind": "breakdown", "parts": {"queuing": {"samples_ns": [1, 2,\n  3, ]}}}' >"$T/malformed.json"
+head -c 3000 "$T/a.json" >"$T/truncated.json"
+sed 's/"schema": 1/"schema": 2/' "$T/a.json" >"$T/schema2.json"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["parts"]["queuing"]["samples_ns"]=[]; json.dump(d,open(sys.argv[2],"w"))' "$T/a.json" "$T/empty.json"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["parts"]["queuing"]["samples_ns"][7]="x"; json.dump(d,open(sys.argv[2],"w"))' "$T/a.json" "$T/string.json"
+echo '[1, 2]' >"$T/array.json"
+"$LS_BIN" model --json >"$T/model.json"
+
+C="$LS_BIN compare"
+expect_rc "malformed JSON: exit 2 with file:line:col" 2 "malformed.json:2:6: trailing comma in array" $C "$T/malformed.json" "$T/a.json"
+expect_rc "truncated JSON: exit 2, says truncated" 2 "truncated.json:1:[0-9]+: unexpected end of input.*truncated" $C "$T/a.json" "$T/truncated.json"
+expect_rc "different schema versions: exit 2" 2 "different schema versions" $C "$T/a.json" "$T/schema2.json"
+expect_rc "schema this latsplit cannot read: exit 2" 2 "schema 2, this latsplit reads schema 1" $C "$T/schema2.json" "$T/schema2.json"
+expect_rc "different kinds: exit 2" 2 "different kinds: .* is 'breakdown', .* is 'irq'" $C "$T/a.json" "$T/irq.json"
+expect_rc "empty sample set: exit 2 naming the distribution" 2 "'parts.queuing' has an empty sample set" $C "$T/a.json" "$T/empty.json"
+expect_rc "a sample that is not a number: exit 2 with line:col" 2 "string.json:1:[0-9]+: parts.queuing: samples_ns\[7\] is string" $C "$T/a.json" "$T/string.json"
+expect_rc "not a latsplit document: exit 2" 2 "not a latsplit document" $C "$T/array.json" "$T/a.json"
+expect_rc "nothing to compare (model output): exit 2" 2 "nothing to compare" $C "$T/model.json" "$T/model.json"
+expect_rc "missing file: exit 2" 2 "open $T/nope.json: No such file" $C "$T/nope.json" "$T/a.json"
+expect_rc "one file only: usage error" 2 "need two files" $C "$T/a.json"
+expect_rc "unknown option: usage error" 2 "unknown option '--frobnicate'" $C --frobnicate "$T/a.json" "$T/a.json"
+expect_rc "--alpha out of range: usage error" 2 "--alpha" $C --alpha 2 "$T/a.json" "$T/a.json"
+expect_rc "--help: exit 0 with the option list" 0 "--max-regress PCT" $C --help
+
+# A/A: 60 independent pairs of documents drawn from one distribution.
+# 3 distributions x 2 tests each, Holm at family-wise alpha 0.05: expected
+# at most 3 of 60 comparisons flag anything; allow 3 + 4 sd (binomial) = 10.
+fp=0 bad_rc=0
+for i in $(seq 1 60); do
+	gen "$T/x.json" $((1000 + 2 * i)) 1.0
+	gen "$T/y.json" $((1001 + 2 * i)) 1.0
+	out=$($C --alpha 0.05 --max-regress 0 "$T/x.json" "$T/y.json" 2>&1); rc=$?
+	[ "$rc" = 0 ] || [ "$rc" = 1 ] || bad_rc=$((bad_rc + 1))
+	grep -qE ' (slower|faster|mixed)' <<<"$out" && fp=$((fp + 1))
+done
+diag "A/A: $fp of 60 comparisons flagged a significant change at family-wise alpha 0.05"
+[ "$bad_rc" = 0 ] && ok "A/A: every comparison ran (exit 0 or 1)" || not_ok "A/A exit codes" "$bad_rc runs exited with neither 0 nor 1"
+[ "$fp" -le 10 ] && ok "A/A: false positives ($fp/60) within the alpha-0.05 bound (10)" ||
+	not_ok "A/A false positives" "$fp of 60 comparisons flagged, bound 10"
+expect_rc "A/A of two runs: no significant change, exit 0 with --max-regress 0" 0 \
+	"parts.processing .* no significant change" $C --max-regress 0 "$T/a.json" "$T/a2.json"
+
+# A known slowdown: processing x1.3.
+expect_rc "30 % slower processing: regression, exit 1 with --max-regress 10" 1 \
+	"parts.processing .*slower  REGRESSION" $C --max-regress 10 "$T/a.json" "$T/slow.json"
+expect_rc "30 % slower processing is below --max-regress 50: exit 0" 0 \
+	"parts.processing .*slower" $C --max-regress 50 "$T/a.json" "$T/slow.json"
+expect_rc "without --max-regress compare only reports: exit 0" 0 "slower" $C "$T/a.json" "$T/slow.json"
+expect_rc "the improvement direction: faster, exit 0" 0 "parts.processing .*faster" \
+	$C --max-regress 10 "$T/slow.json" "$T/a.json"
+out=$($C --json --max-regress 10 "$T/a.json" "$T/slow.json" 2>&1)
+if python3 -c '
+import json, sys
+d = json.loads(sys.stdin.read())
+s = {x["name"]: x for x in d["series"]}
+p = s["parts.processing"]
+assert d["kind"] == "compare" and d["schema"] == 1 and d["regressions"] == 1, d
+assert p["regression"] and p["p50_direction"] == 1 and p["mwu_p_adj"] < 0.01, p
+assert 25 < p["p50_change_pct"] < 35, p
+assert not s["total"]["tested"] and not s["parts.queuing"]["regression"]
+' <<<"$out"; then ok "--json: kind compare, the regression and its figures"
+else not_ok "--json output" "$out"; fi
+expect_rc "--only restricts the distributions" 0 "parts.queuing" $C --only parts.queuing "$T/a.json" "$T/slow.json"
+out=$($C --only parts.queuing "$T/a.json" "$T/slow.json" 2>&1)
+grep -q processing <<<"$out" && not_ok "--only hides the others" "$out" || ok "--only hides the others"
+done_testing
