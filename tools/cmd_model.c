@@ -57,7 +57,7 @@ static void usage(FILE *fp)
 		"  -f, --from FILE          take the latency from a probe or breakdown JSON:\n"
 		"                           its p50 and its p99 are evaluated separately\n"
 		"  -k, --from-key NAME      which distribution of FILE (default: total,\n"
-		"                           one_way, latency or the only one)\n"
+		"                           one_way, latency, summary or the only one)\n"
 		"      --latency-sweep LIST sensitivity rows (default 2us,5us,10us,20us,200us)\n"
 		"      --compute-sweep LIST sensitivity columns (default 0.1s,0.2s,0.4s,0.8s)\n"
 		"  -j, --json               JSON output (kind \"model\")\n"
@@ -204,7 +204,7 @@ static int parse_args(int argc, char **argv, struct model_opts *o, struct ls_err
 static int latency_from(const struct model_opts *o, double *p50_s, double *p99_s,
 			char *picked, size_t picked_len, struct ls_err *err)
 {
-	static const char *const prefer[] = { "total", "one_way", "latency" };
+	static const char *const prefer[] = { "total", "one_way", "latency", "summary" };
 	const struct ls_series *s = NULL;
 	struct ls_series_set set;
 	struct ls_jdoc doc;

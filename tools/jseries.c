@@ -90,10 +90,10 @@ static int add(struct walker *w, const char *path, const struct ls_jv *summary,
 	return 0;
 }
 
-/* Name of array element i: [name=X], [cpu=N], [irq=N] or [i]. */
+/* Name of array element i: [name=X], [size=N], [cpu=N], [irq=N], [id=N] or [i]. */
 static void elem_name(const struct ls_jv *e, size_t i, char *buf, size_t len)
 {
-	static const char *const keys[] = { "cpu", "irq", "id" };
+	static const char *const keys[] = { "size", "cpu", "irq", "id" };
 	const struct ls_jv *k = ls_jv_get(e, "name");
 
 	if (k && k->type == LS_JSTR) {

@@ -7,8 +7,8 @@
  * ("samples_ns": [numbers]). An object with samples but no summary of its
  * own that has exactly one child summary without samples is one series,
  * named after that child. Names are dotted paths from the root; array
- * elements are named [name=X], [cpu=N], [irq=N] or [N] (the first that
- * applies), so the same series matches across two documents.
+ * elements are named [name=X], [size=N], [cpu=N], [irq=N], [id=N] or [N]
+ * (the first that applies), so the same series matches across two documents.
  */
 #ifndef LS_JSERIES_H
 #define LS_JSERIES_H

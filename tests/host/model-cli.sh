@@ -55,6 +55,14 @@ python3 -c 'import json; json.dump({"schema":1,"kind":"probe","one_way":{"sample
 json_check "--from a probe with samples_ns: nearest-rank p50 50 ns, p99 99 ns" '
 r = d["algorithms"][0]["results"]
 assert r[0]["latency_ns"] == 50 and r[1]["latency_ns"] == 99, r' $M --from "$T/probe.json" --json
+cat >"$T/probe2.json" <<'J'
+{"schema": 1, "kind": "probe", "samples_ns": [5, 6, 7],
+ "summary": {"count": 3, "p50_ns": 6, "p99_ns": 7},
+ "responder": {"count": 3, "turnaround": {"count": 3, "p50_ns": 1, "p99_ns": 2}}}
+J
+json_check "--from the probe's layout: the one-way summary, not the responder turnaround" '
+assert d["inputs"]["from_key"] == "summary"
+assert d["algorithms"][0]["results"][1]["latency_ns"] == 7' $M --from "$T/probe2.json" --json
 cat >"$T/two.json" <<'J'
 {"schema": 1, "kind": "breakdown", "a": {"p50_ns": 1, "p99_ns": 2}, "b": {"p50_ns": 3, "p99_ns": 4}}
 J
