@@ -70,6 +70,13 @@ __u64 ithr_pending[LS_MAX_IRQS];
 __u32 ithr_pid[LS_MAX_IRQS];
 
 #define IRQ_WAKE_THREAD_BIT	2	/* enum irqreturn */
+
+/*
+ * Hide x's value from clang, so the bound check that follows is done on
+ * the very register used to index: otherwise clang may test a 32-bit
+ * copy and index with the 64-bit original, which 6.1 cannot bound.
+ */
+#define ls_opaque(x)	asm volatile("" : "+r"(x))
 #define TASK_RUNNING_STATE	0
 
 /* Add one to counter c on this CPU. */
@@ -84,7 +91,7 @@ static __always_inline void count(__u32 c)
 /* Watched-list index of irq, or -1. */
 static __always_inline int irq_index(__u32 irq)
 {
-	for (int i = 0; i < LS_MAX_IRQS; i++) {
+	for (__u64 i = 0; i < LS_MAX_IRQS; i++) {
 		if (i >= nr_irqs)
 			break;
 		if (watched_irqs[i] == irq)
@@ -94,23 +101,31 @@ static __always_inline int irq_index(__u32 irq)
 }
 
 /* Named-task index of pid, or -1. */
-static __always_inline int task_index(__s32 pid)
+static __always_inline __u64 task_index(__s32 pid)
 {
-	for (int i = 0; i < LS_MAX_TASKS; i++) {
+	for (__u64 i = 0; i < LS_MAX_TASKS; i++) {
 		if (i >= nr_pids)
 			break;
 		if (pids[i] == pid)
 			return i;
 	}
-	return -1;
+	return LS_MAX_TASKS;
 }
 
 /* True when cpu is one of the INTERFERENCE CPUs. */
 static __always_inline bool cpu_watched(__u32 cpu)
 {
-	if (cpu >= LS_MAX_CPUS)
+	__u32 w = cpu / 64;
+
+	/*
+	 * Check the word index itself, behind a compiler barrier: clang would
+	 * otherwise test a 32-bit copy of cpu and index with the 64-bit
+	 * register, which the 6.1 verifier cannot bound.
+	 */
+	ls_opaque(w);
+	if (w >= LS_CPUMASK_WORDS)
 		return false;
-	return (cpumask[cpu / 64] >> (cpu % 64)) & 1;
+	return (cpumask[w] >> (cpu % 64)) & 1;
 }
 
 /* Compact histogram index of an ABI slot (see the hists map). */
@@ -137,7 +152,7 @@ static __always_inline void account(__u32 slot, __u32 stage, __u32 id,
 	__u32 key = hist_index(slot);
 	__u64 d = end - start;
 	struct ls_hist *h;
-	__u32 b;
+	__u64 b;
 
 	if ((__s64)d < 0)
 		return;
@@ -148,6 +163,7 @@ static __always_inline void account(__u32 slot, __u32 stage, __u32 id,
 		if (d > h->max_ns)
 			h->max_ns = d;
 		b = ls_hist_bucket(d);
+		ls_opaque(b);
 		if (b < LS_HIST_NR_BUCKETS)
 			__sync_fetch_and_add(&h->buckets[b], 1);
 	}
@@ -212,8 +228,7 @@ static __always_inline int on_irq_exit(__u32 irq, struct irqaction *action,
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	struct ls_ebpf_cpu *st;
-	__u64 now, start, d;
-	int idx;
+	__u64 now, start, d, idx;
 
 	st = this_cpu_state();
 	if (!st || !st->irq_start || st->irq != irq)
@@ -228,11 +243,13 @@ static __always_inline int on_irq_exit(__u32 irq, struct irqaction *action,
 		return 0;
 	}
 	start = st->irq_start;
-	idx = st->irq_idx;
+	/* irq_idx is -1 (unwatched) or below LS_MAX_IRQS. */
+	idx = (__u32)st->irq_idx;
 	st->irq_start = 0;
 	d = now - start;
 
-	if (idx >= 0 && idx < LS_MAX_IRQS) {
+	ls_opaque(idx);
+	if (idx < LS_MAX_IRQS) {
 		account(LS_SLOT_HARDIRQ + idx, LS_STAGE_HARDIRQ, irq, start,
 			now, 0, 0, cpu);
 		/* The NIC scheduled NAPI (or its thread): completion pending. */
@@ -258,10 +275,11 @@ static __always_inline int on_irq_exit(__u32 irq, struct irqaction *action,
 }
 
 /* softirq_raise: remember the first raise of a watched vector. */
-static __always_inline int on_softirq_raise(__u32 vec)
+static __always_inline int on_softirq_raise(__u64 vec)
 {
 	struct ls_ebpf_cpu *st;
 
+	ls_opaque(vec);
 	if (vec >= LS_NR_SOFTIRQS || !((1u << vec) & LS_SOFTIRQ_WATCHED_MASK))
 		return 0;
 	st = this_cpu_state();
@@ -275,15 +293,18 @@ static __always_inline int on_softirq_raise(__u32 vec)
 }
 
 /* softirq_entry: close the wait, open the run. */
-static __always_inline int on_softirq_entry(__u32 vec)
+static __always_inline int on_softirq_entry(__u64 vec)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
-	bool watched = vec < LS_NR_SOFTIRQS &&
-		       ((1u << vec) & LS_SOFTIRQ_WATCHED_MASK);
 	struct ls_ebpf_cpu *st;
+	bool watched;
 	__u64 now;
 
-	if (vec >= LS_NR_SOFTIRQS || (!watched && !cpu_watched(cpu)))
+	ls_opaque(vec);
+	if (vec >= LS_NR_SOFTIRQS)
+		return 0;
+	watched = (1u << vec) & LS_SOFTIRQ_WATCHED_MASK;
+	if (!watched && !cpu_watched(cpu))
 		return 0;
 	st = this_cpu_state();
 	if (!st)
@@ -304,7 +325,7 @@ static __always_inline int on_softirq_entry(__u32 vec)
 }
 
 /* softirq_exit: close the run. */
-static __always_inline int on_softirq_exit(__u32 vec)
+static __always_inline int on_softirq_exit(__u64 vec)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	struct ls_ebpf_cpu *st;
@@ -338,8 +359,8 @@ static __always_inline int on_napi_poll(struct napi_struct *napi, int work)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	struct ls_ebpf_cpu *st;
-	__u32 id, idx;
-	__u64 now;
+	__u64 now, idx;
+	__u32 id;
 
 	st = this_cpu_state();
 	if (!st)
@@ -356,6 +377,7 @@ static __always_inline int on_napi_poll(struct napi_struct *napi, int work)
 	}
 	if (st->comp_start) {
 		idx = st->comp_idx;
+		ls_opaque(idx);
 		if (idx < LS_MAX_IRQS)
 			account(LS_SLOT_COMPLETION + idx, LS_STAGE_COMPLETION,
 				watched_irqs[idx], st->comp_start, now, work, 0,
@@ -371,14 +393,14 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	__s32 prev_pid, next_pid;
-	__u64 now = 0;
-	int i;
+	__u64 now = 0, i;
 
 	next_pid = BPF_CORE_READ(next, pid);
 	if (nr_pids) {
 		prev_pid = BPF_CORE_READ(prev, pid);
 		i = task_index(prev_pid);
-		if (i >= 0 && i < LS_MAX_TASKS) {
+		ls_opaque(i);
+		if (i < LS_MAX_TASKS) {
 			now = bpf_ktime_get_ns();
 			tasks[i].oncpu = 0;
 			/* A wakeup seen while it was running was no wakeup. */
@@ -388,7 +410,8 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 				tasks[i].runnable_since = now;
 		}
 		i = task_index(next_pid);
-		if (i >= 0 && i < LS_MAX_TASKS) {
+		ls_opaque(i);
+		if (i < LS_MAX_TASKS) {
 			__u64 t;
 
 			if (!now)
@@ -431,12 +454,13 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 /* sched_wakeup: a named task became runnable. */
 static __always_inline int on_wakeup(struct task_struct *p)
 {
-	int i;
+	__u64 i;
 
 	if (!nr_pids)
 		return 0;
 	i = task_index(BPF_CORE_READ(p, pid));
-	if (i >= 0 && i < LS_MAX_TASKS && !tasks[i].runnable_since &&
+	ls_opaque(i);
+	if (i < LS_MAX_TASKS && !tasks[i].runnable_since &&
 	    !tasks[i].oncpu)
 		tasks[i].runnable_since = bpf_ktime_get_ns();
 	return 0;
@@ -548,7 +572,7 @@ int BPF_KPROBE(kp_comp_handler)
 {
 	__u64 now = bpf_ktime_get_ns();
 
-	for (int i = 0; i < LS_MAX_TASKS; i++) {
+	for (__u64 i = 0; i < LS_MAX_TASKS; i++) {
 		if (i >= nr_pids)
 			break;
 		if (!tasks[i].oncpu && !tasks[i].wake_pending)

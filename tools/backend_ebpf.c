@@ -26,6 +26,7 @@
 
 #define LS_EBPF_BTF	"/sys/kernel/btf/vmlinux"
 #define LS_EBPF_MAX_RING_KIB	(1024u * 1024u)	/* 1 GiB */
+#define LS_EBPF_LOG_SIZE	(16u << 20)	/* verifier log buffer with -v */
 
 struct ls_backend {
 	struct latsplit_bpf *skel;
@@ -46,6 +47,8 @@ struct ls_backend {
 static bool ebpf_verbose;
 static char ebpf_last_warn[400];
 static char ebpf_failed_prog[64];
+/* With -v: the verifier log of the failing program, printed by us whole. */
+static char *ebpf_log_buf;
 
 /* libbpf print callback: keep the last warning, print all when verbose. */
 static int ebpf_print(enum libbpf_print_level level, const char *fmt,
@@ -53,13 +56,18 @@ static int ebpf_print(enum libbpf_print_level level, const char *fmt,
 {
 	char line[1024];
 	const char *p;
+	va_list ap2;
 	size_t n;
+
 
 	if (level == LIBBPF_DEBUG && !ebpf_verbose)
 		return 0;
-	vsnprintf(line, sizeof(line), fmt, ap);
+	/* Verifier logs come as one message: print it whole. */
+	va_copy(ap2, ap);
 	if (ebpf_verbose)
-		fputs(line, stderr);
+		vfprintf(stderr, fmt, ap2);
+	va_end(ap2);
+	vsnprintf(line, sizeof(line), fmt, ap);
 	if (level != LIBBPF_WARN)
 		return 0;
 	/* "libbpf: prog 'NAME': BPF program load failed: ..." */
@@ -221,7 +229,16 @@ static int skel_prepare(struct ls_backend *b, const struct ls_backend_cfg *cfg,
 	struct latsplit_bpf *s;
 	int ret;
 
-	s = latsplit_bpf__open();
+	const char *lvl = getenv("LS_EBPF_LOG_LEVEL");
+	LIBBPF_OPTS(bpf_object_open_opts, opts,
+		    .kernel_log_buf = ebpf_log_buf,
+		    .kernel_log_size = ebpf_log_buf ? LS_EBPF_LOG_SIZE : 0,
+		    /* developers: LS_EBPF_LOG_LEVEL=2 logs every program's verification */
+		    .kernel_log_level = ebpf_log_buf && lvl ? (__u32)atoi(lvl) : 0);
+
+	if (ebpf_log_buf)
+		ebpf_log_buf[0] = '\0';
+	s = latsplit_bpf__open_opts(&opts);
 	if (!s)
 		return ls_errnof(err, errno, "ebpf: opening the BPF object failed");
 	b->skel = s;
@@ -326,12 +343,17 @@ static int ebpf_open(struct ls_backend **out, const struct ls_backend_cfg *cfg,
 	ebpf_verbose = cfg->verbose;
 	ebpf_last_warn[0] = ebpf_failed_prog[0] = '\0';
 	libbpf_set_print(ebpf_print);
+	if (cfg->verbose && !ebpf_log_buf)
+		ebpf_log_buf = malloc(LS_EBPF_LOG_SIZE);
 
 	raw_tp = mode && !strcmp(mode, "raw_tp");
 	ret = skel_prepare(b, cfg, raw_tp, sched, threaded, kprobe, err);
 	if (ret)
 		goto fail;
 	ret = latsplit_bpf__load(b->skel);
+	if (ret && ebpf_log_buf && ebpf_log_buf[0])
+		fprintf(stderr, "-- verifier log --\n%s-- end of verifier log --\n",
+			ebpf_log_buf);
 	if (ret && !raw_tp && !(mode && !strcmp(mode, "tp_btf"))) {
 		if (cfg->verbose)
 			ls_warn("ebpf: tp_btf programs did not load (%s); trying raw_tp",
@@ -344,6 +366,9 @@ static int ebpf_open(struct ls_backend **out, const struct ls_backend_cfg *cfg,
 		if (ret)
 			goto fail;
 		ret = latsplit_bpf__load(b->skel);
+		if (ret && ebpf_log_buf && ebpf_log_buf[0])
+			fprintf(stderr, "-- verifier log --\n%s-- end of verifier log --\n",
+				ebpf_log_buf);
 	}
 	if (ret) {
 		ret = load_error(ret, err);
