@@ -41,6 +41,7 @@ static void usage(FILE *fp)
 "  -x, --gid-index N         GID index (default: first RoCE v2 IPv4 GID)\n"
 "  -s, --size BYTES          message size (default 4)\n"
 "  -a, --all                 size sweep 2, 4, ..., 8388608 bytes\n"
+"      --sweep-max BYTES     largest size of the -a sweep (default 8388608)\n"
 "  -n, --iters N             iterations per size (default 1000)\n"
 "  -D, --duration DUR        run each size for DUR (e.g. 5, 500ms) instead of -n\n"
 "      --max-samples N       samples kept per size with -D (default: auto)\n"
@@ -94,13 +95,14 @@ static void end_progress(void *arg, const struct ls_probe_run *run)
 static int parse(struct probe_cli *c, int argc, char **argv, bool *help)
 {
 	enum { O_CPU = 256, O_VERB, O_RTT, O_JSON, O_SAMPLES, O_SFMT, O_HIST, O_CTMO,
-	       O_WTMO, O_LTMO, O_FOREVER, O_MAXS };
+	       O_WTMO, O_LTMO, O_FOREVER, O_MAXS, O_SWMAX };
 	static const struct option lo[] = {
 		{ "ib-dev", required_argument, NULL, 'd' },
 		{ "ib-port", required_argument, NULL, 'i' },
 		{ "gid-index", required_argument, NULL, 'x' },
 		{ "size", required_argument, NULL, 's' },
 		{ "all", no_argument, NULL, 'a' },
+		{ "sweep-max", required_argument, NULL, O_SWMAX },
 		{ "iters", required_argument, NULL, 'n' },
 		{ "duration", required_argument, NULL, 'D' },
 		{ "max-samples", required_argument, NULL, O_MAXS },
@@ -125,6 +127,7 @@ static int parse(struct probe_cli *c, int argc, char **argv, bool *help)
 	};
 	struct ls_probe_opts *o = &c->o;
 	bool have_n = false, have_s = false;
+	uint32_t sweep_max = 1u << 23;
 	struct ls_err err = { "" };
 	uint64_t v;
 	int opt;
@@ -152,6 +155,10 @@ static int parse(struct probe_cli *c, int argc, char **argv, bool *help)
 			break;
 		case 'a':
 			c->sweep = true;
+			break;
+		case O_SWMAX:
+			rc = ls_parse_u64(optarg, 2, 1u << 30, &v, &err, "--sweep-max");
+			sweep_max = (uint32_t)v;
 			break;
 		case 'n':
 			rc = ls_parse_u64(optarg, 1, LS_PROBE_MAX_CAPACITY, &v, &err, "--iters");
@@ -266,7 +273,7 @@ static int parse(struct probe_cli *c, int argc, char **argv, bool *help)
 	}
 	if (c->sweep) {
 		o->nsizes = 0;
-		for (uint32_t s = 2; s <= (1u << 23); s <<= 1)
+		for (uint32_t s = 2; s <= sweep_max && o->nsizes < LS_PROBE_MAX_SIZES; s <<= 1)
 			o->sizes[o->nsizes++] = s;
 	}
 	if (!o->peer && (c->samples || c->rtt || c->hist || c->sweep || have_n || have_s ||
