@@ -55,13 +55,14 @@ unsigned long ls_completion_max_ns;
 
 static DEFINE_MUTEX(ls_ctl_mutex);	/* the control path */
 static struct ls_cfg *ls_cur;		/* current configuration (ls_ctl_mutex) */
-static bool ls_enabled;			/* READ_ONCE outside ls_ctl_mutex */
+static bool ls_enabled;			/* ls_is_enabled() outside ls_ctl_mutex */
 static enum cpuhp_state ls_cpuhp_state;
 
 /* True while tracing is on. */
 bool ls_is_enabled(void)
 {
-	return READ_ONCE(ls_enabled);
+	/* Pairs with smp_store_release() in ls_commit() and ls_stop(). */
+	return smp_load_acquire(&ls_enabled);
 }
 
 /* LS_HDR_F_* for the hist header. */
@@ -333,7 +334,7 @@ static int ls_commit(struct ls_ctl_req *req)
 		ls_hist_reset();	/* IRQ slots change meaning */
 	if (req->reset || req->ring_changed)
 		ls_rings_reset();
-	WRITE_ONCE(ls_enabled, on);
+	smp_store_release(&ls_enabled, on);
 	if (on)
 		rcu_assign_pointer(ls_active, cfg);
 	else
@@ -447,9 +448,10 @@ static void ls_stop(void)
 {
 	mutex_lock(&ls_ctl_mutex);
 	RCU_INIT_POINTER(ls_active, NULL);
-	WRITE_ONCE(ls_enabled, false);
-	mutex_unlock(&ls_ctl_mutex);
 	synchronize_rcu();
+	smp_store_release(&ls_enabled, false);
+	mutex_unlock(&ls_ctl_mutex);
+	ls_records_wake();
 }
 
 /* Free every CPU's histograms and rings. */

@@ -274,10 +274,13 @@ static ssize_t ls_records_read(struct file *file, char __user *buf,
 	if (count < sizeof(struct ls_record))
 		return -EINVAL;
 	for (;;) {
+		/* Read the flag first: once off, every record is in the rings. */
+		bool on = ls_is_enabled();
+
 		n = ls_records_drain(buf, count);
 		if (n)
 			return n;
-		if (!ls_is_enabled())
+		if (!on)
 			return 0;
 		if (file->f_flags & O_NONBLOCK)
 			return -EAGAIN;

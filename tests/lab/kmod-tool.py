@@ -1,0 +1,389 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Helpers for the latsplit.ko lab tests (tests/lab/kmod-*.sh).
+
+Runs inside a lab guest (plain python3, no third-party modules). It parses
+the module's binary files independently of the C tools, so a layout bug in
+either shows up as a mismatch. Results are printed one per line as
+"PASS <desc>" or "FAIL <desc> :: <detail>" for the shell test to turn into
+TAP.
+
+  kmod-tool.py nic-irqs IFACE            IRQs of IFACE's device (comma list)
+  kmod-tool.py window-start DIR          snapshot /proc, then `enable`
+  kmod-tool.py window-end DIR            `disable`, snapshot /proc and hist
+  kmod-tool.py oracle DIR [--tol N]      hist vs /proc/interrupts, /proc/softirqs
+  kmod-tool.py records DIR REC [--tasks P,..] [--expect-nodrops]
+  kmod-tool.py hist FILE                 summary of a hist file (JSON)
+  kmod-tool.py write TEXT                write TEXT to control, print errno name
+"""
+import bisect
+import errno
+import json
+import os
+import struct
+import sys
+
+D = "/sys/kernel/debug/latsplit"
+MAGIC = 0x3148534C
+HDR_FMT = "<8I32I3Q"
+HDR_SIZE = struct.calcsize(HDR_FMT)
+NR_BUCKETS = (36 - 4 + 1) * 16
+HIST_FMT = "<%dQ" % (3 + NR_BUCKETS)
+HIST_SIZE = struct.calcsize(HIST_FMT)
+REC_FMT = "<QQIHHII"
+REC_SIZE = struct.calcsize(REC_FMT)
+MAX_IRQS, NR_SOFTIRQS = 32, 10
+S_HARDIRQ, S_SWAIT, S_SRUN, S_NAPI, S_COMP, S_WAKE, S_INTF, S_PREEMPT, S_THREAD = range(9)
+NR_STAGES = 9
+STAGE = ["hardirq", "softirq_wait", "softirq_run", "napi_poll", "completion",
+         "wakeup", "interference", "preempt", "irq_thread"]
+SLOT_HARDIRQ, SLOT_COMP, SLOT_THREAD = 0, 32, 64
+SLOT_SWAIT, SLOT_SRUN = 96, 106
+SLOT_NAPI, SLOT_WAKE, SLOT_INTF, SLOT_PREEMPT, NR_SLOTS = 116, 117, 118, 119, 120
+WATCHED_VECS = {2, 3, 5, 6}     # NET_TX, NET_RX, IRQ_POLL, TASKLET
+NET_TX, NET_RX = 2, 3
+SOFTIRQ_BASE = 0x40000000
+F_NESTED, F_THREAD = 1, 2
+
+fails = 0
+
+
+def result(ok, desc, detail=""):
+    """Print one PASS/FAIL line."""
+    global fails
+    if ok:
+        print("PASS " + desc)
+    else:
+        fails += 1
+        print("FAIL %s :: %s" % (desc, detail))
+
+
+def read_hist(path):
+    """Parse a hist file: (header dict, {(cpu, slot): (count, sum, max, buckets)})."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if len(data) < HDR_SIZE:
+        raise SystemExit("hist: %d bytes, shorter than the header" % len(data))
+    v = struct.unpack_from(HDR_FMT, data, 0)
+    h = dict(magic=v[0], abi=v[1], hdr_size=v[2], hist_size=v[3], nr_cpus=v[4],
+             nr_slots=v[5], nr_irqs=v[6], flags=v[7], irqs=list(v[8:8 + v[6]]),
+             records=v[40], drops=v[41], snapshot_ns=v[42])
+    want = h["hdr_size"] + h["nr_cpus"] * h["nr_slots"] * h["hist_size"]
+    h["size_ok"] = (len(data) == want and h["magic"] == MAGIC and
+                    h["hist_size"] == HIST_SIZE and h["nr_slots"] == NR_SLOTS)
+    hist = {}
+    if not h["size_ok"]:
+        return h, hist
+    for cpu in range(h["nr_cpus"]):
+        for slot in range(NR_SLOTS):
+            off = h["hdr_size"] + (cpu * NR_SLOTS + slot) * HIST_SIZE
+            q = struct.unpack_from(HIST_FMT, data, off)
+            if q[0] or any(q[3:]):
+                hist[(cpu, slot)] = (q[0], q[1], q[2], q[3:])
+    return h, hist
+
+
+def read_proc_interrupts(path):
+    """{irq: [per-cpu counts]} from a /proc/interrupts copy."""
+    out = {}
+    with open(path) as f:
+        ncpu = len(f.readline().split())
+        for line in f:
+            parts = line.split()
+            if not parts or not parts[0].endswith(":"):
+                continue
+            key = parts[0][:-1]
+            if not key.isdigit():
+                continue
+            out[int(key)] = [int(x) for x in parts[1:1 + ncpu]]
+    return out
+
+
+def read_proc_softirqs(path):
+    """{name: [per-cpu counts]} from a /proc/softirqs copy."""
+    out = {}
+    with open(path) as f:
+        f.readline()
+        for line in f:
+            parts = line.split()
+            if parts:
+                out[parts[0].rstrip(":")] = [int(x) for x in parts[1:]]
+    return out
+
+
+def control(text):
+    """Write text to the control file in one write(); returns errno or 0."""
+    fd = os.open(D + "/control", os.O_WRONLY)
+    try:
+        os.write(fd, text.encode() if isinstance(text, str) else text)
+        return 0
+    except OSError as e:
+        return e.errno
+    finally:
+        os.close(fd)
+
+
+def copy(src, dst):
+    """Copy a (pseudo) file whole."""
+    with open(src, "rb") as f, open(dst, "wb") as g:
+        g.write(f.read())
+
+
+def cmd_nic_irqs(iface):
+    """IRQs of the interface's PCI function that have a handler."""
+    dev = os.path.realpath("/sys/class/net/%s/device" % iface)
+    irqs = []
+    for d in (dev, os.path.dirname(dev)):
+        p = os.path.join(d, "msi_irqs")
+        if os.path.isdir(p):
+            irqs = sorted(int(x) for x in os.listdir(p))
+            break
+    live = read_proc_interrupts("/proc/interrupts")
+    irqs = [i for i in irqs if i in live]
+    if not irqs:
+        raise SystemExit("no IRQs found for %s" % iface)
+    print(",".join(str(i) for i in irqs))
+
+
+def cmd_window_start(d):
+    """Snapshot /proc counters, then enable tracing (nothing in between)."""
+    copy("/proc/interrupts", d + "/a.int")
+    copy("/proc/softirqs", d + "/a.soft")
+    e = control("enable")
+    if e:
+        raise SystemExit("enable: %s" % errno.errorcode[e])
+
+
+def cmd_window_end(d):
+    """Disable tracing, then snapshot /proc counters and the histograms."""
+    e = control("disable")
+    if e:
+        raise SystemExit("disable: %s" % errno.errorcode[e])
+    copy("/proc/interrupts", d + "/b.int")
+    copy("/proc/softirqs", d + "/b.soft")
+    copy(D + "/hist", d + "/hist.bin")
+
+
+def cmd_oracle(d, tol):
+    """Module counts against the kernel's own counters over the window."""
+    h, hist = read_hist(d + "/hist.bin")
+    result(h["size_ok"], "hist file layout (magic, sizes)", str(h))
+    a, b = read_proc_interrupts(d + "/a.int"), read_proc_interrupts(d + "/b.int")
+    total = 0
+    for idx, irq in enumerate(h["irqs"]):
+        for cpu in range(min(h["nr_cpus"], len(b.get(irq, [])))):
+            want = b[irq][cpu] - a.get(irq, [0] * 64)[cpu]
+            got = hist.get((cpu, SLOT_HARDIRQ + idx), (0,))[0]
+            total += want
+            result(abs(got - want) <= tol,
+                   "hardirq count irq %d cpu %d: module %d, /proc/interrupts %d (tolerance %d)"
+                   % (irq, cpu, got, want, tol), "differs by %d" % (got - want))
+    result(total >= 100, "the window saw NIC interrupts (%d >= 100)" % total,
+           "too little traffic to judge")
+    sa, sb = read_proc_softirqs(d + "/a.soft"), read_proc_softirqs(d + "/b.soft")
+    netrx = 0
+    for name, vec in (("NET_TX", NET_TX), ("NET_RX", NET_RX)):
+        for cpu in range(min(h["nr_cpus"], len(sb[name]))):
+            want = sb[name][cpu] - sa[name][cpu]
+            got = hist.get((cpu, SLOT_SRUN + vec), (0,))[0]
+            if vec == NET_RX:
+                netrx += want
+            result(abs(got - want) <= tol,
+                   "%s softirq count cpu %d: module %d, /proc/softirqs %d (tolerance %d)"
+                   % (name, cpu, got, want, tol), "differs by %d" % (got - want))
+    result(netrx >= 100, "the window saw NET_RX softirqs (%d >= 100)" % netrx,
+           "too little traffic to judge")
+
+
+def slot_of(rec, irqs):
+    """Histogram slot a record belongs in, or None when its id is invalid."""
+    st, rid = rec["stage"], rec["id"]
+    if st in (S_HARDIRQ, S_COMP, S_THREAD):
+        if rid not in irqs:
+            return None
+        base = {S_HARDIRQ: SLOT_HARDIRQ, S_COMP: SLOT_COMP, S_THREAD: SLOT_THREAD}[st]
+        return base + irqs.index(rid)
+    if st in (S_SWAIT, S_SRUN):
+        if rid not in WATCHED_VECS:
+            return None
+        return (SLOT_SWAIT if st == S_SWAIT else SLOT_SRUN) + rid
+    return {S_NAPI: SLOT_NAPI, S_WAKE: SLOT_WAKE, S_INTF: SLOT_INTF,
+            S_PREEMPT: SLOT_PREEMPT}.get(st)
+
+
+def read_records(path):
+    """List of record dicts, in stream order."""
+    with open(path, "rb") as f:
+        data = f.read()
+    recs = []
+    for off in range(0, len(data) - len(data) % REC_SIZE, REC_SIZE):
+        s, e, cpu, st, fl, rid, aux = struct.unpack_from(REC_FMT, data, off)
+        recs.append(dict(start=s, end=e, cpu=cpu, stage=st, flags=fl, id=rid, aux=aux))
+    return recs, len(data) % REC_SIZE
+
+
+def contains(outer, inner):
+    """inner's interval lies within outer's."""
+    return outer["start"] <= inner["start"] and inner["end"] <= outer["end"]
+
+
+_starts = {}
+
+
+def enclosing(runs, t):
+    """The run (sorted by start, non-overlapping) with the latest start <= t."""
+    c = _starts.get(id(runs))
+    if c is None or c[0] is not runs:
+        c = _starts[id(runs)] = (runs, [r["start"] for r in runs])
+    i = bisect.bisect_right(c[1], t)
+    return runs[i - 1] if i else None
+
+
+def cmd_records(d, rec_path, tasks, expect_nodrops, rt):
+    """Sanity of every record, and records against histograms."""
+    h, hist = read_hist(d + "/hist.bin")
+    recs, tail = read_records(rec_path)
+    result(tail == 0, "the records stream holds whole records", "%d stray bytes" % tail)
+    result(len(recs) > 0, "records were read (%d)" % len(recs), "none")
+    irqs = h["irqs"]
+    bad, counts, last = [], {}, {}
+    for i, r in enumerate(recs):
+        why = None
+        if r["end"] < r["start"]:
+            why = "end < start"
+        elif r["cpu"] >= h["nr_cpus"]:
+            why = "cpu >= nr_cpu_ids"
+        elif r["stage"] >= NR_STAGES:
+            why = "bad stage"
+        elif r["flags"] & ~(F_NESTED | F_THREAD):
+            why = "unknown flags"
+        elif r["stage"] == S_INTF:
+            if r["id"] >= SOFTIRQ_BASE and r["id"] - SOFTIRQ_BASE >= NR_SOFTIRQS:
+                why = "bad softirq interference id"
+        elif r["stage"] in (S_WAKE, S_PREEMPT):
+            if r["id"] not in tasks:
+                why = "task id not named"
+        elif slot_of(r, irqs) is None:
+            why = "id not valid for stage"
+        if r["stage"] == S_SRUN and bool(r["flags"] & F_NESTED) != (r["aux"] > 0):
+            why = "NESTED flag disagrees with aux"
+        if r["cpu"] in last and r["end"] < last[r["cpu"]]:
+            why = "out of time order on its CPU"
+        last[r["cpu"]] = r["end"]
+        if why:
+            bad.append("#%d %s: %s" % (i, why, r))
+        s = slot_of(r, irqs)
+        if s is not None:
+            counts[(r["cpu"], s)] = counts.get((r["cpu"], s), 0) + 1
+    result(not bad, "every record valid (end>=start, cpu, stage, id, flags, per-CPU order)",
+           "; ".join(bad[:5]) + (" (+%d more)" % (len(bad) - 5) if len(bad) > 5 else ""))
+    result(h["records"] == len(recs),
+           "hist header counts the records read (%d == %d)" % (h["records"], len(recs)),
+           "header %d, read %d" % (h["records"], len(recs)))
+    hist_total = sum(v[0] for v in hist.values())
+    result(hist_total == h["records"] + h["drops"],
+           "every histogram event was written or dropped (%d == %d + %d)"
+           % (hist_total, h["records"], h["drops"]), "mismatch")
+    for (cpu, slot), v in hist.items():
+        result(sum(v[3]) == v[0], "hist cpu %d slot %d: buckets sum to count" % (cpu, slot),
+               "buckets %d count %d" % (sum(v[3]), v[0]))
+    if expect_nodrops:
+        result(h["drops"] == 0, "no drops with a large ring and a reader", "%d drops" % h["drops"])
+    if h["drops"] == 0:
+        mism = ["cpu %d slot %d: hist %d records %d" % (k[0], k[1], hist.get(k, (0,))[0],
+                                                       counts.get(k, 0))
+                for k in set(hist) | set(counts) if hist.get(k, (0,))[0] != counts.get(k, 0)]
+        result(not mism, "histogram counts equal record counts per CPU and slot",
+               "; ".join(mism[:6]))
+    # Structure: NAPI polls inside their NET_RX run, first poll starts at entry,
+    # completions end with a poll, nested hardirqs counted in aux.
+    by_cpu = {}
+    for r in recs:
+        by_cpu.setdefault(r["cpu"], []).append(r)
+    napi_out, napi_first, comp_nopoll, nest_bad, n_nested = 0, 0, 0, 0, 0
+    for cpu, rs in by_cpu.items():
+        runs = sorted((r for r in rs if r["stage"] == S_SRUN and r["id"] == NET_RX),
+                      key=lambda r: r["start"])
+        allruns = sorted((r for r in rs if r["stage"] == S_SRUN), key=lambda r: r["start"])
+        polls = [r for r in rs if r["stage"] == S_NAPI]
+        poll_ends = {r["end"] for r in polls}
+        first_poll = {}
+        for p in polls:
+            r = enclosing(runs, p["start"])
+            if r is None or not contains(r, p):
+                napi_out += 1
+            elif p["start"] < first_poll.get(id(r), (1 << 64, None))[0]:
+                first_poll[id(r)] = (p["start"], r)
+        napi_first = sum(1 for st, r in first_poll.values() if st != r["start"])
+        nested = {}
+        for x in (r for r in rs if r["stage"] == S_HARDIRQ):
+            r = enclosing(allruns, x["start"])
+            if r is not None and contains(r, x):
+                nested[id(r)] = nested.get(id(r), 0) + 1
+                n_nested += 1
+        nest_bad += sum(1 for r in allruns if nested.get(id(r), 0) > r["aux"])
+        for c in (r for r in rs if r["stage"] == S_COMP):
+            r = enclosing(runs, c["end"])
+            if r is not None and r["start"] <= c["end"] <= r["end"] and \
+                    c["end"] not in poll_ends:
+                comp_nopoll += 1
+    if len(recs) and h["drops"] == 0:
+        result(napi_out == 0, "every NAPI_POLL lies inside a NET_RX run on its CPU",
+               "%d outside" % napi_out)
+        result(napi_first == 0, "the first poll of a NET_RX run starts at softirq entry",
+               "%d runs differ" % napi_first)
+        result(comp_nopoll == 0, "every COMPLETION inside a NET_RX run ends with a NAPI poll",
+               "%d without" % comp_nopoll)
+        result(nest_bad == 0, "SOFTIRQ_RUN aux counts its nested hardirqs (%d seen nested)"
+               % n_nested, "%d runs undercount" % nest_bad)
+    thr = sum(1 for r in recs if r["stage"] == S_THREAD)
+    hard_n = sum(1 for r in recs if r["stage"] == S_HARDIRQ)
+    if rt:
+        result(thr > 0 and thr <= hard_n,
+               "PREEMPT_RT: IRQ_THREAD records (%d) exist, at most one per hardirq (%d)"
+               % (thr, hard_n), "irq_thread %d hardirq %d" % (thr, hard_n))
+        result(all(r["flags"] & F_THREAD for r in recs if r["stage"] in (S_SRUN, S_SWAIT)),
+               "PREEMPT_RT: softirq records carry the thread flag", "some do not")
+    else:
+        result(thr == 0, "no IRQ_THREAD records without threaded IRQs", "%d" % thr)
+
+
+def cmd_hist(path):
+    """Print a JSON summary of a hist file."""
+    h, hist = read_hist(path)
+    h["slots"] = {"%d:%d" % k: {"count": v[0], "sum_ns": v[1], "max_ns": v[2]}
+                  for k, v in sorted(hist.items())}
+    print(json.dumps(h))
+
+
+def main(argv):
+    """Dispatch the subcommand."""
+    if len(argv) < 2:
+        raise SystemExit(__doc__)
+    cmd, args = argv[1], argv[2:]
+    if cmd == "nic-irqs":
+        cmd_nic_irqs(args[0])
+    elif cmd == "window-start":
+        cmd_window_start(args[0])
+    elif cmd == "window-end":
+        cmd_window_end(args[0])
+    elif cmd == "oracle":
+        tol = int(args[args.index("--tol") + 1]) if "--tol" in args else 0
+        cmd_oracle(args[0], tol)
+    elif cmd == "records":
+        tasks = []
+        if "--tasks" in args:
+            tasks = [int(x) for x in args[args.index("--tasks") + 1].split(",") if x]
+        cmd_records(args[0], args[1], tasks, "--expect-nodrops" in args, "--rt" in args)
+    elif cmd == "hist":
+        cmd_hist(args[0])
+    elif cmd == "write":
+        e = control(args[0].encode().decode("unicode_escape"))
+        print(errno.errorcode[e] if e else "OK")
+    else:
+        raise SystemExit("unknown subcommand %s" % cmd)
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
