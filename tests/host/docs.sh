@@ -134,6 +134,7 @@ if [ -f "$DOC/abi.rst" ]; then
 		echo '#include <stdio.h>'
 		echo '#include <stddef.h>'
 		echo "#include \"$hdr\""
+		echo "#include \"$LS_TOP/tools/json.h\""
 		echo 'int main(void) {'
 		for nm in $names; do echo "printf(\"$nm %llu\\n\", (unsigned long long)($nm));"; done
 		echo 'printf("sizeof(struct_ls_record) %zu\n", sizeof(struct ls_record));'
