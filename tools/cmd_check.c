@@ -22,6 +22,7 @@
 #include "probe.h"
 #include "stats.h"
 #include "util.h"
+#include "verdict.h"
 
 enum row_status { ROW_PASS, ROW_WARN, ROW_FAIL, ROW_SKIP };
 
@@ -46,7 +47,7 @@ struct check_opts {
 	unsigned int qp_timeout;
 	unsigned int oob_port;		/* 0: the probe's default */
 	unsigned int ping_count;
-	double normal_us, abnormal_us, hurt_us;
+	struct ls_thresholds th;	/* the breakdown's thresholds and parser */
 	bool json;
 };
 
@@ -86,9 +87,9 @@ static void check_usage(FILE *fp)
 		"  -u, --qp-timeout T       QP local ACK timeout exponent (default 14)\n"
 		"  -p, --port P             probe's out-of-band TCP port\n"
 		"  -c, --ping-count N       ICMP echoes (default 20)\n"
-		"      --normal-us US       upper bound of normal 4 B one-way latency (default 3)\n"
-		"      --abnormal-us US     abnormal above this (default 5)\n"
-		"      --hurt-us US         hurts training above this (default 10)\n"
+		"      --normal-us LO-HI    normal 4 B one-way latency range (default 1.5-3)\n"
+		"      --abnormal-us X      abnormal above X (default 5)\n"
+		"      --hurts-us X         hurts training above X (default 10)\n"
 		"  -j, --json               JSON (kind \"check\")\n"
 		"  -h, --help               this text\n"
 		"\n"
@@ -110,14 +111,14 @@ static int check_parse(int argc, char **argv, struct check_opts *o)
 		{ "ping-count", required_argument, NULL, 'c' },
 		{ "normal-us", required_argument, NULL, OPT_NORMAL },
 		{ "abnormal-us", required_argument, NULL, OPT_ABNORMAL },
-		{ "hurt-us", required_argument, NULL, OPT_HURT },
+		{ "hurts-us", required_argument, NULL, OPT_HURT },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	struct ls_err err = { "" };
 	uint64_t v;
-	double secs = 2;
+	double secs = 2, us;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -125,9 +126,7 @@ static int check_parse(int argc, char **argv, struct check_opts *o)
 	o->iters = 1000;
 	o->qp_timeout = 14;
 	o->ping_count = 20;
-	o->normal_us = 3;
-	o->abnormal_us = 5;
-	o->hurt_us = 10;
+	ls_thresholds_default(&o->th);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "d:i:g:w:n:u:p:c:jh", lopts, NULL)) != -1) {
 		switch (c) {
@@ -165,16 +164,18 @@ static int check_parse(int argc, char **argv, struct check_opts *o)
 			o->ping_count = (unsigned int)v;
 			break;
 		case OPT_NORMAL:
-			if (ls_parse_double(optarg, 0, 1e9, &o->normal_us, &err, "--normal-us"))
+			if (ls_parse_range_us(optarg, &o->th.normal_lo_ns, &o->th.normal_hi_ns, &err))
 				goto bad;
 			break;
 		case OPT_ABNORMAL:
-			if (ls_parse_double(optarg, 0, 1e9, &o->abnormal_us, &err, "--abnormal-us"))
+			if (ls_parse_double(optarg, 0, 1e9, &us, &err, "--abnormal-us"))
 				goto bad;
+			o->th.abnormal_ns = us * 1e3;
 			break;
 		case OPT_HURT:
-			if (ls_parse_double(optarg, 0, 1e9, &o->hurt_us, &err, "--hurt-us"))
+			if (ls_parse_double(optarg, 0, 1e9, &us, &err, "--hurts-us"))
 				goto bad;
+			o->th.hurts_ns = us * 1e3;
 			break;
 		case 'j': o->json = true; break;
 		case 'h': check_usage(stdout); exit(LS_EXIT_OK);
@@ -191,11 +192,8 @@ static int check_parse(int argc, char **argv, struct check_opts *o)
 		ls_errf(&err, "-d DEV is required");
 		goto bad;
 	}
-	if (!(o->normal_us <= o->abnormal_us && o->abnormal_us <= o->hurt_us)) {
-		ls_errf(&err, "thresholds must satisfy normal (%g) <= abnormal (%g) <= hurt (%g)",
-			o->normal_us, o->abnormal_us, o->hurt_us);
+	if (ls_thresholds_check(&o->th, &err))
 		goto bad;
-	}
 	o->window_ns = (uint64_t)(secs * 1e9);
 	return 0;
 bad:
@@ -353,7 +351,9 @@ static void row_counters(struct check_ctx *cx, const char *id, const char *title
 /* RDMA one-way latency against the thresholds. */
 static void row_latency(struct check_ctx *cx)
 {
+	const struct ls_thresholds *th = &cx->o.th;
 	const char *t = "RDMA latency (4 B one-way)";
+	enum ls_level lvl;
 	double p50, p99;
 
 	if (!cx->o.peer) {
@@ -366,20 +366,22 @@ static void row_latency(struct check_ctx *cx)
 	}
 	p50 = cx->rdma.p50 / 1e3;
 	p99 = cx->rdma.p99 / 1e3;
-	if (p50 > cx->o.hurt_us)
+	lvl = ls_level_of(th, cx->rdma.p50);
+	if (lvl == LS_LEVEL_HURTS)
 		add_row(cx, "rdma-latency", t, ROW_FAIL,
-			"p50 %.2f us, p99 %.2f us: above %g us, visibly hurts training", p50, p99, cx->o.hurt_us);
-	else if (p50 > cx->o.abnormal_us)
+			"p50 %.2f us, p99 %.2f us: above %g us, visibly hurts training", p50, p99,
+			th->hurts_ns / 1e3);
+	else if (lvl == LS_LEVEL_ABNORMAL)
 		add_row(cx, "rdma-latency", t, ROW_FAIL,
 			"p50 %.2f us, p99 %.2f us: abnormal (> %g us): queuing or processing trouble",
-			p50, p99, cx->o.abnormal_us);
-	else if (p50 > cx->o.normal_us || p99 > cx->o.hurt_us)
+			p50, p99, th->abnormal_ns / 1e3);
+	else if (lvl == LS_LEVEL_ELEVATED || ls_level_of(th, cx->rdma.p99) == LS_LEVEL_HURTS)
 		add_row(cx, "rdma-latency", t, ROW_WARN,
-			"p50 %.2f us, p99 %.2f us: above the normal %g us or a heavy tail", p50, p99,
-			cx->o.normal_us);
+			"p50 %.2f us, p99 %.2f us: above the normal %g-%g us, or a tail that hurts",
+			p50, p99, th->normal_lo_ns / 1e3, th->normal_hi_ns / 1e3);
 	else
-		add_row(cx, "rdma-latency", t, ROW_PASS, "p50 %.2f us, p99 %.2f us (normal <= %g us)",
-			p50, p99, cx->o.normal_us);
+		add_row(cx, "rdma-latency", t, ROW_PASS, "p50 %.2f us, p99 %.2f us (normal %g-%g us)",
+			p50, p99, th->normal_lo_ns / 1e3, th->normal_hi_ns / 1e3);
 }
 
 /* ICMP ping beside RDMA: the seed's pitfall, one fine and the other not. */
@@ -398,7 +400,7 @@ static void row_ping(struct check_ctx *cx)
 		return;
 	}
 	loss = cx->ping_sent ? 100.0 * (cx->ping_sent - cx->ping_recv) / cx->ping_sent : 100;
-	rdma_bad = !cx->probed || cx->rdma.p50 / 1e3 > cx->o.abnormal_us;
+	rdma_bad = !cx->probed || ls_level_of(&cx->o.th, cx->rdma.p50) >= LS_LEVEL_ABNORMAL;
 	if (loss > 0.1)
 		add_row(cx, "ping-vs-rdma", t, ROW_FAIL,
 			"ICMP loss %.1f%% (%u/%u): a link or forwarding fault%s", loss,
@@ -528,10 +530,11 @@ static void print_json(const struct check_ctx *cx)
 	ls_json_str(&j, "netdev", cx->nic.netdev);
 	if (cx->o.peer)
 		ls_json_str(&j, "peer", cx->o.peer);
-	ls_json_obj_open(&j, "thresholds_us");
-	ls_json_dbl(&j, "normal", cx->o.normal_us);
-	ls_json_dbl(&j, "abnormal", cx->o.abnormal_us);
-	ls_json_dbl(&j, "hurt", cx->o.hurt_us);
+	ls_json_obj_open(&j, "thresholds");
+	ls_json_dbl(&j, "normal_lo_ns", cx->o.th.normal_lo_ns);
+	ls_json_dbl(&j, "normal_hi_ns", cx->o.th.normal_hi_ns);
+	ls_json_dbl(&j, "abnormal_ns", cx->o.th.abnormal_ns);
+	ls_json_dbl(&j, "hurts_ns", cx->o.th.hurts_ns);
 	ls_json_obj_close(&j);
 	ls_json_arr_open(&j, "rows");
 	for (unsigned int i = 0; i < cx->nr_rows; i++) {

@@ -27,7 +27,8 @@ expect_usage "irq with a bad cpu list" "cpu list" "$LS_BIN" irq -i lo -c 1-0
 expect_usage "irq with an unknown backend" "backend" "$LS_BIN" irq -i lo -b gpu
 expect_usage "check without -d" "-d DEV is required" "$LS_BIN" check
 expect_usage "check on a missing device" "does not exist" "$LS_BIN" check -d nosuch_ib0
-expect_usage "check with inverted thresholds" "thresholds" "$LS_BIN" check -d x --normal-us 9 --abnormal-us 5
+expect_usage "check with inverted thresholds" "abnormal|normal" "$LS_BIN" check -d x --normal-us 1-9 --abnormal-us 5
+expect_usage "check with a malformed normal range" "normal|range" "$LS_BIN" check -d x --normal-us 3-1
 expect_usage "check with a port out of range" "ib-port" "$LS_BIN" check -d x -i 0
 
 # A real interface with IRQs: the host's first non-loopback netdev with msi_irqs.
