@@ -602,9 +602,11 @@ static int read_all(struct ls_oob *c, uint8_t *buf, size_t len, uint64_t deadlin
 				continue;
 			return ls_errnof(err, errno, "receive from %s", c->peer);
 		}
+		if (!n && got)
+			return ls_errf(err, "truncated message (%zu of %zu bytes): %s closed the "
+				       "control connection", got, len, c->peer);
 		if (!n)
-			return ls_errf(err, "%s closed the control connection%s", c->peer,
-				       got ? " in the middle of a message" : "");
+			return ls_errf(err, "%s closed the control connection", c->peer);
 		got += (size_t)n;
 	}
 	return 0;

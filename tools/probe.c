@@ -443,6 +443,15 @@ static void counters_snapshot(struct probe *p)
 	closedir(dir);
 }
 
+/* Name of a QP state. */
+static const char *qp_state_name(enum ibv_qp_state st)
+{
+	static const char *const names[] = { "RESET", "INIT", "RTR", "RTS", "SQD", "SQE",
+					     "ERR" };
+
+	return (unsigned int)st < ARRAY_SIZE(names) ? names[st] : "?";
+}
+
 /* Append the QP state and counter deltas to an error message. */
 static int diagnose(struct probe *p, struct ls_err *err)
 {
@@ -456,8 +465,8 @@ static int diagnose(struct probe *p, struct ls_err *err)
 	if (p->qp && !ibv_query_qp(p->qp, &qa, IBV_QP_STATE | IBV_QP_TIMEOUT |
 				   IBV_QP_RETRY_CNT, &ia))
 		off += snprintf(extra + off, sizeof(extra) - off,
-				"QP 0x%x state %d, timeout %u (%.3g s per try), retry_cnt %u",
-				p->qp->qp_num, qa.qp_state, qa.timeout,
+				"QP 0x%x state %s, timeout %u (%.3g s per try), retry_cnt %u",
+				p->qp->qp_num, qp_state_name(qa.qp_state), qa.timeout,
 				4.096e-6 * (double)(1ull << qa.timeout), qa.retry_cnt);
 	if (p->ncounters) {
 		off += snprintf(extra + off, sizeof(extra) - off,
