@@ -12,8 +12,9 @@ TAP.
   kmod-tool.py window-start DIR          snapshot /proc, then `enable`
   kmod-tool.py window-end DIR            `disable`, snapshot /proc and hist
   kmod-tool.py oracle DIR [--tol N]      hist vs /proc/interrupts, /proc/softirqs
-  kmod-tool.py records DIR REC [--tasks P,..] [--expect-nodrops]
+  kmod-tool.py records DIR REC [--tasks P,..] [--expect-nodrops] [--rt yes|no]
   kmod-tool.py hist FILE                 summary of a hist file (JSON)
+  kmod-tool.py poll-check                poll()/read() semantics of `records`
   kmod-tool.py write TEXT                write TEXT to control, print errno name
 """
 import bisect
@@ -336,9 +337,24 @@ def cmd_records(d, rec_path, tasks, expect_nodrops, rt):
                "%d without" % comp_nopoll)
         result(nest_bad == 0, "SOFTIRQ_RUN aux counts its nested hardirqs (%d seen nested)"
                % n_nested, "%d runs undercount" % nest_bad)
+    if tasks:
+        wk = [r for r in recs if r["stage"] == S_WAKE]
+        pre = {(r["cpu"], r["end"], r["id"]): r for r in recs if r["stage"] == S_PREEMPT}
+        result(len(pre) > 0, "PREEMPT records for the named task (%d)" % len(pre), "none")
+        if h["flags"] & 4:
+            result(len(wk) > 0, "WAKEUP records for the named task (%d)" % len(wk),
+                   "none although the ib_uverbs hook is armed")
+            odd = [r for r in wk if (r["cpu"], r["end"], r["id"]) not in pre or
+                   pre[(r["cpu"], r["end"], r["id"])]["start"] < r["start"]]
+            result(not odd, "each WAKEUP (comp handler -> running) contains the "
+                   "PREEMPT (woken -> running) that ends with it", "%d do not" % len(odd))
+        else:
+            print("# ib_uverbs hook not armed: WAKEUP not checked")
     thr = sum(1 for r in recs if r["stage"] == S_THREAD)
     hard_n = sum(1 for r in recs if r["stage"] == S_HARDIRQ)
-    if rt:
+    if rt is None:
+        pass
+    elif rt:
         result(thr > 0 and thr <= hard_n,
                "PREEMPT_RT: IRQ_THREAD records (%d) exist, at most one per hardirq (%d)"
                % (thr, hard_n), "irq_thread %d hardirq %d" % (thr, hard_n))
@@ -346,6 +362,61 @@ def cmd_records(d, rec_path, tasks, expect_nodrops, rt):
                "PREEMPT_RT: softirq records carry the thread flag", "some do not")
     else:
         result(thr == 0, "no IRQ_THREAD records without threaded IRQs", "%d" % thr)
+
+
+def cmd_poll_check():
+    """poll()/read() semantics of `records` while enabled and after disable."""
+    import select
+    import threading
+    fd = os.open(D + "/records", os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        try:
+            os.open(D + "/records", os.O_RDONLY)
+            result(False, "a second reader is refused", "second open succeeded")
+        except OSError as e:
+            result(e.errno == errno.EBUSY, "a second reader is refused (EBUSY)",
+                   errno.errorcode.get(e.errno))
+        try:
+            os.read(fd, REC_SIZE - 1)
+            result(False, "a read shorter than one record fails", "succeeded")
+        except OSError as e:
+            result(e.errno == errno.EINVAL, "a read shorter than one record fails (EINVAL)",
+                   errno.errorcode.get(e.errno))
+        e = control("ring 8")
+        result(e == errno.EBUSY, "resizing the ring under an open reader is refused (EBUSY)",
+               errno.errorcode.get(e, "OK"))
+        result(control("enable") == 0, "enable", "")
+        p = select.poll()
+        p.register(fd, select.POLLIN)
+        ev = p.poll(10000)
+        result(ev and ev[0][1] & select.POLLIN, "poll() reports records while tracing",
+               str(ev))
+        n = len(os.read(fd, 64 * REC_SIZE))
+        result(n > 0 and n % REC_SIZE == 0, "read() returns whole records (%d bytes)" % n, "")
+    finally:
+        os.close(fd)
+    # A reader blocked in read() is woken by `disable` and sees end of file.
+    fd = os.open(D + "/records", os.O_RDONLY)
+    got = []
+
+    def reader():
+        while True:
+            b = os.read(fd, 4096 * REC_SIZE)
+            got.append(len(b))
+            if not b:
+                return
+    t = threading.Thread(target=reader, daemon=True)
+    t.start()
+    t.join(1.0)
+    control("disable")
+    t.join(20.0)
+    result(not t.is_alive() and got and got[-1] == 0,
+           "disable wakes a blocked reader, which drains and gets end of file", str(got[-5:]))
+    p = select.poll()
+    p.register(fd, select.POLLIN)
+    ev = p.poll(2000)
+    result(ev and ev[0][1] & select.POLLHUP, "poll() reports HUP when disabled", str(ev))
+    os.close(fd)
 
 
 def cmd_hist(path):
@@ -374,9 +445,14 @@ def main(argv):
         tasks = []
         if "--tasks" in args:
             tasks = [int(x) for x in args[args.index("--tasks") + 1].split(",") if x]
-        cmd_records(args[0], args[1], tasks, "--expect-nodrops" in args, "--rt" in args)
+        rt = None
+        if "--rt" in args:
+            rt = args[args.index("--rt") + 1] == "yes"
+        cmd_records(args[0], args[1], tasks, "--expect-nodrops" in args, rt)
     elif cmd == "hist":
         cmd_hist(args[0])
+    elif cmd == "poll-check":
+        cmd_poll_check()
     elif cmd == "write":
         e = control(args[0].encode().decode("unicode_escape"))
         print(errno.errorcode[e] if e else "OK")

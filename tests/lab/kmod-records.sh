@@ -1,0 +1,88 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# latsplit.ko interval records: with traffic (ping flood, rxe event-mode
+# ib_send_lat whose server is the named task) and a reader attached, every
+# record is valid (end >= start, cpu < nr_cpu_ids, stage/id/flags valid,
+# per-CPU time order), the histograms count exactly the records read, NAPI
+# polls sit inside their NET_RX run, completions end with a poll, nested
+# hardirqs are counted in SOFTIRQ_RUN's aux, WAKEUP/PREEMPT appear for the
+# named task, IRQ_THREAD appears on PREEMPT_RT only. Then poll()/read()
+# semantics, and a tiny ring: drops rise, reads still succeed, and
+# histogram events == records written + drops.
+# lab-kernels: all
+# lab-smp: 2
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/kmod-common.inc"
+
+plan_none
+kmod_require
+W=/tmp/kmod-records
+N=1	# the node under test; node0 drives traffic
+
+cleanup() {
+	lab_exec 0 "pkill -x ib_send_lat; pkill -x ping" >/dev/null 2>&1
+	lab_exec $N "pkill -x ib_send_lat; pkill -f 'cat $KMOD_DIR/records'" >/dev/null 2>&1
+	kmod_unload $N
+}
+trap cleanup EXIT
+
+rt=no
+case $(lab_kver) in *-rt-*) rt=yes ;; esac
+
+irqs=$(lab_exec $N "rmmod latsplit 2>/dev/null; insmod $KMOD_KO ring_kib=4096 &&
+	rm -rf $W && mkdir -p $W && $KMOD_TOOL nic-irqs eth0") ||
+	{ not_ok "node$N: insmod latsplit.ko ring_kib=4096, find eth0's IRQs" "$irqs"; done_testing; }
+ok "node$N: insmod latsplit.ko ring_kib=4096; eth0 IRQs $irqs"
+
+# The event-mode server is the named task: it sleeps for completion events.
+lab_bg $N "ib_send_lat -d rxe0 -e -n 300 -u 20 > $W/srv.log 2>&1 & echo \$! > $W/srv.pid; wait" >/dev/null
+pid=
+for _ in $(seq 20); do
+	pid=$(lab_exec $N "cat $W/srv.pid 2>/dev/null") && [ -n "$pid" ] && break
+	sleep 0.5
+done
+[ -n "$pid" ] || { not_ok "start ib_send_lat -e server on node$N" "no pid"; done_testing; }
+diag "named task: ib_send_lat server pid $pid"
+
+check "node$N: configure (irqs, cpus 0-1, tasks $pid), reset, enable, attach a reader" \
+	lab_exec $N "printf 'irqs $irqs\ncpus 0-1\ntasks $pid\nreset\nenable\n' > $KMOD_DIR/control &&
+		(cat $KMOD_DIR/records > $W/rec.bin &) && sleep 1 && cat $KMOD_DIR/config"
+check "ping flood node0 -> node$N (500 packets)" \
+	lab_exec_t 120 0 "ping -f -q -c 500 -W 2 192.0.2.2"
+check "rxe event mode: ib_send_lat -e node0 -> node$N (300 iterations)" \
+	lab_exec_t 180 0 "ib_send_lat -d rxe0 -e -n 300 -u 20 192.0.2.2"
+# `disable` ends the stream: the reader drains and exits on end of file.
+check "node$N: disable; the reader drains and exits; save hist" \
+	lab_exec_t 60 $N "echo disable > $KMOD_DIR/control &&
+		for i in \$(seq 100); do pgrep -f 'cat $KMOD_DIR/records' >/dev/null || break; sleep 0.2; done &&
+		! pgrep -f 'cat $KMOD_DIR/records' >/dev/null && cat $KMOD_DIR/hist > $W/hist.bin"
+kmod_tap $N records $W $W/rec.bin --tasks $pid --expect-nodrops --rt $rt
+
+# poll()/read() semantics.
+kmod_tap $N poll-check
+
+# A tiny ring without a reader overflows: drops rise, reads still succeed.
+check "node$N: ring 1 KiB per CPU (32 records), reset, enable" \
+	kmod_ctl $N "tasks none\nring 1\nreset\nenable\n"
+check "ping flood node0 -> node$N (300 packets)" \
+	lab_exec_t 120 0 "ping -f -q -c 300 -W 2 192.0.2.2"
+check "node$N: disable; read the tiny rings; save hist" \
+	lab_exec $N "echo disable > $KMOD_DIR/control && cat $KMOD_DIR/hist > $W/hist.bin &&
+		timeout 20 cat $KMOD_DIR/records > $W/tiny.bin"
+out=$(lab_exec $N "stat -c %s $W/tiny.bin; grep -o 'drops [0-9]*' $KMOD_DIR/stats")
+size=$(echo "$out" | head -1); drops=$(echo "$out" | sed -n 's/drops //p')
+if [ -n "$size" ] && [ "$size" -gt 0 ] && [ $((size % 32)) -eq 0 ] && [ "$size" -le $((2 * 32 * 32)) ]; then
+	ok "tiny ring: read $((size / 32)) whole records, at most 32 per CPU"
+else
+	not_ok "tiny ring: read whole records, at most 32 per CPU" "$out"
+fi
+if [ -n "$drops" ] && [ "$drops" -gt 0 ]; then
+	ok "tiny ring: the drop counter rose ($drops)"
+else
+	not_ok "tiny ring: the drop counter rose" "$out"
+fi
+kmod_tap $N records $W $W/tiny.bin
+
+check "node$N: rmmod latsplit" lab_exec $N "rmmod latsplit"
+kmod_dmesg_ok $N
+done_testing
