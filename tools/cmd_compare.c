@@ -120,7 +120,7 @@ static int percentiles(const struct ls_series *s, const char *file, double **v, 
 {
 	if (ls_series_samples(s, v, n, err))
 		return -1;
-	if (s->samples && !*n)
+	if (s->has_samples && !*n)
 		return ls_errf(err, "%s: '%s' has an empty sample set (samples_ns is [])",
 			       file, s->name);
 	if (*n) {
@@ -290,6 +290,9 @@ static void print_rows(const struct compare_opts *o, const struct ls_series_set 
 	char b[8][32];
 
 	printf("latsplit compare: A %s vs B %s (kind %s)\n", o->file_a, o->file_b, sa->kind);
+	if (sa->ndocs > 1 || sb->ndocs > 1)
+		printf("  JSON lines pooled: A %zu document(s), B %zu document(s); pooled samples "
+		       "are tested, pooled summaries are not\n", sa->ndocs, sb->ndocs);
 	printf("  p50: Mann-Whitney U (two-sided, normal approx., tie-corrected); "
 	       "p99: Fisher exact on counts above the pooled p99;\n"
 	       "  Holm-adjusted p-values, family-wise alpha %g\n\n", o->alpha);
@@ -325,7 +328,8 @@ static void print_rows(const struct compare_opts *o, const struct ls_series_set 
 
 /* JSON output (kind "compare"). */
 static void json_rows(const struct compare_opts *o, const struct ls_series_set *sa,
-		      const struct row *rows, size_t n, size_t nreg)
+		      const struct ls_series_set *sb, const struct row *rows, size_t n,
+		      size_t nreg)
 {
 	struct ls_json j;
 
@@ -336,6 +340,8 @@ static void json_rows(const struct compare_opts *o, const struct ls_series_set *
 	ls_json_str(&j, "compared_kind", sa->kind);
 	ls_json_str(&j, "a", o->file_a);
 	ls_json_str(&j, "b", o->file_b);
+	ls_json_u64(&j, "documents_a", sa->ndocs);
+	ls_json_u64(&j, "documents_b", sb->ndocs);
 	ls_json_obj_open(&j, "method");
 	ls_json_str(&j, "p50", "Mann-Whitney U, two-sided, normal approximation, tie and continuity corrected");
 	ls_json_str(&j, "p99", "Fisher exact test on the counts above the pooled nearest-rank p99");
@@ -383,14 +389,16 @@ static void json_rows(const struct compare_opts *o, const struct ls_series_set *
 	ls_json_end(&j);
 }
 
-/* Read one document and its series. */
-static int load(const char *path, struct ls_jdoc *doc, struct ls_series_set *set,
-		struct ls_err *err)
+/* Read one file (a document, or JSON lines: pooled) and its series. */
+static int load(const char *path, struct ls_jdoc **docs, size_t *ndocs,
+		struct ls_series_set *set, struct ls_err *err)
 {
-	if (ls_jr_parse_file(doc, path, NULL, err))
+	if (ls_jr_parse_file_stream(docs, ndocs, path, NULL, err))
 		return -1;
-	if (ls_series_collect(doc, set, err)) {
-		ls_jr_free(doc);
+	if (ls_series_collect_docs(*docs, *ndocs, set, err)) {
+		ls_jr_free_stream(*docs, *ndocs);
+		*docs = NULL;
+		*ndocs = 0;
 		return -1;
 	}
 	return 0;
@@ -400,7 +408,8 @@ static int load(const char *path, struct ls_jdoc *doc, struct ls_series_set *set
 int cmd_compare(int argc, char **argv)
 {
 	struct ls_series_set sa = { 0 }, sb = { 0 };
-	struct ls_jdoc da = { 0 }, db = { 0 };
+	struct ls_jdoc *da = NULL, *db = NULL;
+	size_t nda = 0, ndb = 0;
 	struct compare_opts o = { 0 };
 	struct ls_err err = { "" };
 	struct row *rows = NULL;
@@ -415,7 +424,7 @@ int cmd_compare(int argc, char **argv)
 		return LS_EXIT_USAGE;
 	}
 	ret = LS_EXIT_USAGE;
-	if (load(o.file_a, &da, &sa, &err) || load(o.file_b, &db, &sb, &err))
+	if (load(o.file_a, &da, &nda, &sa, &err) || load(o.file_b, &db, &ndb, &sb, &err))
 		goto out;
 	if (sa.schema != sb.schema) {
 		ls_errf(&err, "different schema versions: %s has %g, %s has %g", o.file_a,
@@ -444,7 +453,7 @@ int cmd_compare(int argc, char **argv)
 		ntested += rows[i].tested;
 	}
 	if (o.json)
-		json_rows(&o, &sa, rows, nrows, nreg);
+		json_rows(&o, &sa, &sb, rows, nrows, nreg);
 	else
 		print_rows(&o, &sa, &sb, rows, nrows);
 	if (!o.json) {
@@ -460,7 +469,7 @@ out:
 	free(rows);
 	ls_series_free(&sa);
 	ls_series_free(&sb);
-	ls_jr_free(&da);
-	ls_jr_free(&db);
+	ls_jr_free_stream(da, nda);
+	ls_jr_free_stream(db, ndb);
 	return ret;
 }

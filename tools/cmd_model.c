@@ -240,7 +240,7 @@ static int latency_from(const struct model_opts *o, double *p50_s, double *p99_s
 				o->from, names);
 		goto out_set;
 	}
-	if (s->summary) {
+	if (s->has_summary && !isnan(s->p50_ns) && !isnan(s->p99_ns)) {
 		*p50_s = s->p50_ns * 1e-9;
 		*p99_s = s->p99_ns * 1e-9;
 	} else {

@@ -8,8 +8,8 @@
 
 struct walker {
 	const struct ls_jdoc *doc;
+	size_t doc_index;
 	struct ls_series_set *set;
-	size_t cap;
 	struct ls_err *err;
 };
 
@@ -40,51 +40,81 @@ static int at(struct walker *w, const struct ls_jv *v, const char *path,
 		       path[0] ? path : "(top level)", what);
 }
 
-/* Append a series named path. */
+/* Check a samples_ns array: finite numbers >= 0 only. */
+static int check_samples(struct walker *w, const struct ls_jv *samples, const char *path)
+{
+	for (size_t i = 0; i < samples->arr.n; i++) {
+		const struct ls_jv *x = &samples->arr.v[i];
+
+		if (x->type != LS_JNUM || !(x->num >= 0)) {
+			char what[96];
+
+			snprintf(what, sizeof(what),
+				 "samples_ns[%zu] is %s, expected a number >= 0", i,
+				 x->type == LS_JNUM ? "negative" : ls_jtype_name(x->type));
+			return at(w, x, path, what);
+		}
+	}
+	return 0;
+}
+
+/* Add a series named path, or pool it into the one of an earlier document. */
 static int add(struct walker *w, const char *path, const struct ls_jv *summary,
 	       const struct ls_jv *samples)
 {
-	struct ls_series *s;
+	const char *name = path[0] ? path : "(top level)";
+	struct ls_series *s = (struct ls_series *)ls_series_find(w->set, name);
+	size_t have;
 
-	if (ls_series_find(w->set, path))
+	if (samples && check_samples(w, samples, path))
+		return -1;
+	if (s && s->last_doc == w->doc_index)
 		return at(w, summary ? summary : samples, path,
 			  "two distributions with the same name");
-	if (w->set->n == w->cap) {
-		size_t ncap = w->cap ? 2 * w->cap : 16;
-		struct ls_series *nv = realloc(w->set->v, ncap * sizeof(*nv));
+	if (!s) {
+		if (w->set->n == w->set->cap) {
+			size_t ncap = w->set->cap ? 2 * w->set->cap : 16;
+			struct ls_series *nv = realloc(w->set->v, ncap * sizeof(*nv));
 
-		if (!nv)
-			return ls_errf(w->err, "%s: out of memory", w->doc->name);
-		w->set->v = nv;
-		w->cap = ncap;
+			if (!nv)
+				return ls_errf(w->err, "%s: out of memory", w->doc->name);
+			w->set->v = nv;
+			w->set->cap = ncap;
+		}
+		s = &w->set->v[w->set->n++];
+		memset(s, 0, sizeof(*s));
+		snprintf(s->name, sizeof(s->name), "%s", name);
+		s->p50_ns = NAN;
+		s->p99_ns = NAN;
 	}
-	s = &w->set->v[w->set->n++];
-	memset(s, 0, sizeof(*s));
-	snprintf(s->name, sizeof(s->name), "%s", path[0] ? path : "(top level)");
-	s->summary = summary;
-	s->samples = samples;
-	s->p50_ns = NAN;
-	s->p99_ns = NAN;
+	s->last_doc = w->doc_index;
 	if (summary) {
 		const struct ls_jv *c = ls_jv_get(summary, "count");
+		size_t count = c && c->type == LS_JNUM && c->num >= 0 ? (size_t)c->num : 0;
 
-		s->p50_ns = ls_jv_get(summary, "p50_ns")->num;
-		s->p99_ns = ls_jv_get(summary, "p99_ns")->num;
-		if (c && c->type == LS_JNUM && c->num >= 0)
-			s->count = (size_t)c->num;
+		if (!s->ndocs) {
+			s->p50_ns = ls_jv_get(summary, "p50_ns")->num;
+			s->p99_ns = ls_jv_get(summary, "p99_ns")->num;
+		} else {
+			s->p50_ns = NAN;	/* percentiles of several intervals do not pool */
+			s->p99_ns = NAN;
+		}
+		s->has_summary = true;
+		s->count += count;
 	}
+	s->ndocs++;
 	if (samples) {
-		for (size_t i = 0; i < samples->arr.n; i++) {
-			const struct ls_jv *x = &samples->arr.v[i];
+		have = s->nvals;
+		s->has_samples = true;
+		if (samples->arr.n) {
+			double *nv = realloc(s->vals, (have + samples->arr.n) * sizeof(*nv));
 
-			if (x->type != LS_JNUM || !(x->num >= 0)) {
-				char what[96];
-
-				snprintf(what, sizeof(what),
-					 "samples_ns[%zu] is %s, expected a number >= 0", i,
-					 x->type == LS_JNUM ? "negative" : ls_jtype_name(x->type));
-				return at(w, x, path, what);
-			}
+			if (!nv)
+				return ls_errf(w->err, "%s: out of memory for samples", w->doc->name);
+			s->vals = nv;
+			for (size_t i = 0; i < samples->arr.n; i++)
+				s->vals[have + i] = samples->arr.v[i].num;
+			s->nvals = have + samples->arr.n;
 		}
 	}
 	return 0;
@@ -183,40 +213,78 @@ static int walk(struct walker *w, const struct ls_jv *v, const char *path)
 	return 0;
 }
 
+/* Read schema and kind of one document. */
+static int header(const struct ls_jdoc *doc, double *schema, char *kind, size_t len,
+		  struct ls_err *err)
+{
+	const struct ls_jv *sc, *k;
+
+	if (doc->root.type != LS_JOBJ)
+		return ls_errf(err, "%s: not a latsplit document (top level is %s, not an object)",
+			       doc->name, ls_jtype_name(doc->root.type));
+	sc = ls_jv_get(&doc->root, "schema");
+	k = ls_jv_get(&doc->root, "kind");
+	if (!sc || sc->type != LS_JNUM)
+		return ls_errf(err, "%s: not a latsplit document (no numeric \"schema\")",
+			       doc->name);
+	if (!k || k->type != LS_JSTR)
+		return ls_errf(err, "%s: not a latsplit document (no string \"kind\")",
+			       doc->name);
+	*schema = sc->num;
+	snprintf(kind, len, "%s", k->str.s);
+	return 0;
+}
+
+/* Collect every series of a stream of documents. */
+int ls_series_collect_docs(const struct ls_jdoc *docs, size_t n,
+			   struct ls_series_set *set, struct ls_err *err)
+{
+	memset(set, 0, sizeof(*set));
+	for (size_t i = 0; i < n; i++) {
+		struct walker w = { .doc = &docs[i], .doc_index = i, .set = set, .err = err };
+		char kind[sizeof(set->kind)];
+		double schema = 0;
+
+		if (header(&docs[i], &schema, kind, sizeof(kind), err))
+			goto fail;
+		if (!i) {
+			set->schema = schema;
+			memcpy(set->kind, kind, sizeof(kind));
+		} else if (schema != set->schema || strcmp(kind, set->kind)) {
+			unsigned int line, col;
+
+			ls_jr_pos(&docs[i], docs[i].root.off, &line, &col);
+			ls_errf(err, "%s:%u:%u: document %zu is schema %g kind '%s', the first "
+				"is schema %g kind '%s'", docs[i].name, line, col, i + 1, schema,
+				kind, set->schema, set->kind);
+			goto fail;
+		}
+		if (walk(&w, &docs[i].root, ""))
+			goto fail;
+	}
+	set->ndocs = n;
+	return 0;
+fail:
+	ls_series_free(set);
+	return -1;
+}
+
 /* Check the header and collect every series of doc. */
 int ls_series_collect(const struct ls_jdoc *doc, struct ls_series_set *set,
 		      struct ls_err *err)
 {
-	struct walker w = { .doc = doc, .set = set, .err = err };
-	const struct ls_jv *schema, *kind;
-
-	memset(set, 0, sizeof(*set));
-	if (doc->root.type != LS_JOBJ)
-		return ls_errf(err, "%s: not a latsplit document (top level is %s, not an object)",
-			       doc->name, ls_jtype_name(doc->root.type));
-	schema = ls_jv_get(&doc->root, "schema");
-	kind = ls_jv_get(&doc->root, "kind");
-	if (!schema || schema->type != LS_JNUM)
-		return ls_errf(err, "%s: not a latsplit document (no numeric \"schema\")",
-			       doc->name);
-	if (!kind || kind->type != LS_JSTR)
-		return ls_errf(err, "%s: not a latsplit document (no string \"kind\")",
-			       doc->name);
-	set->schema = schema->num;
-	snprintf(set->kind, sizeof(set->kind), "%s", kind->str.s);
-	if (walk(&w, &doc->root, "")) {
-		ls_series_free(set);
-		return -1;
-	}
-	return 0;
+	return ls_series_collect_docs(doc, 1, set, err);
 }
 
 /* Free a series set. */
 void ls_series_free(struct ls_series_set *set)
 {
+	for (size_t i = 0; i < set->n; i++)
+		free(set->v[i].vals);
 	free(set->v);
 	set->v = NULL;
 	set->n = 0;
+	set->cap = 0;
 }
 
 /* Find a series by name. */
@@ -238,15 +306,13 @@ int ls_series_samples(const struct ls_series *s, double **out, size_t *n,
 
 	*out = NULL;
 	*n = 0;
-	if (!s->samples || !s->samples->arr.n)
+	if (!s->nvals)
 		return 0;
-	v = malloc(s->samples->arr.n * sizeof(*v));
+	v = malloc(s->nvals * sizeof(*v));
 	if (!v)
-		return ls_errf(err, "%s: out of memory for %zu samples", s->name,
-			       s->samples->arr.n);
-	for (size_t i = 0; i < s->samples->arr.n; i++)
-		v[i] = s->samples->arr.v[i].num;
+		return ls_errf(err, "%s: out of memory for %zu samples", s->name, s->nvals);
+	memcpy(v, s->vals, s->nvals * sizeof(*v));
 	*out = v;
-	*n = s->samples->arr.n;
+	*n = s->nvals;
 	return 0;
 }

@@ -13,6 +13,7 @@
 #ifndef LS_JSERIES_H
 #define LS_JSERIES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "jsonr.h"
@@ -20,17 +21,23 @@
 
 struct ls_series {
 	char name[256];
-	const struct ls_jv *summary;	/* object with p50_ns/p99_ns, or NULL */
-	const struct ls_jv *samples;	/* "samples_ns" array, or NULL */
-	double p50_ns, p99_ns;		/* from summary (NAN without one) */
+	bool has_summary;		/* p50_ns/p99_ns were given */
+	double p50_ns, p99_ns;		/* from the summary (NAN without one) */
 	size_t count;			/* summary "count" if present, else 0 */
+	bool has_samples;		/* a "samples_ns" array was given */
+	double *vals;			/* its values (owned), pooled over documents */
+	size_t nvals;
+	size_t ndocs;			/* documents it appeared in */
+	size_t last_doc;
 };
 
 struct ls_series_set {
 	struct ls_series *v;
 	size_t n;
-	char kind[32];			/* the document's "kind" */
-	double schema;			/* the document's "schema" */
+	size_t cap;
+	size_t ndocs;
+	char kind[32];			/* the documents' "kind" */
+	double schema;			/* the documents' "schema" */
 };
 
 /*
@@ -40,6 +47,9 @@ struct ls_series_set {
  */
 int ls_series_collect(const struct ls_jdoc *doc, struct ls_series_set *set,
 		      struct ls_err *err);
+/* The same over a stream of n documents, which must share schema and kind. */
+int ls_series_collect_docs(const struct ls_jdoc *docs, size_t n,
+			   struct ls_series_set *set, struct ls_err *err);
 void ls_series_free(struct ls_series_set *set);
 /* Find a series by name, or NULL. */
 const struct ls_series *ls_series_find(const struct ls_series_set *set,

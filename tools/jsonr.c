@@ -649,18 +649,16 @@ fail:
 	return -1;
 }
 
-/* Read a whole file (or stdin for "-") and parse it. */
-int ls_jr_parse_file(struct ls_jdoc *doc, const char *path,
-		     const struct ls_jlimits *lim, struct ls_err *err)
+/* Read a whole file (or stdin for "-") into a new buffer. */
+static int read_all(const char *path, size_t max_bytes, char **out, size_t *len,
+		    struct ls_err *err)
 {
-	size_t max_bytes = lim && lim->max_bytes ? lim->max_bytes : LS_JR_MAX_BYTES;
 	size_t cap = 65536, n = 0;
 	bool is_stdin = !strcmp(path, "-");
 	FILE *fp = is_stdin ? stdin : fopen(path, "rb");
 	char *buf;
-	int ret;
+	int ret = 0;
 
-	memset(doc, 0, sizeof(*doc));
 	if (!fp)
 		return ls_errnof(err, errno, "open %s", path);
 	buf = malloc(cap);
@@ -697,16 +695,98 @@ int ls_jr_parse_file(struct ls_jdoc *doc, const char *path,
 		}
 		break;
 	}
-	ret = ls_jr_parse(doc, is_stdin ? "<stdin>" : path, buf, n, lim, err);
-	if (!ret) {
-		doc->owned = buf;
-		buf = NULL;
-	}
+	*out = buf;
+	*len = n;
+	buf = NULL;
 out:
 	free(buf);
 	if (!is_stdin)
 		fclose(fp);
 	return ret;
+}
+
+/* Read and parse a file (or stdin for "-"). */
+int ls_jr_parse_file(struct ls_jdoc *doc, const char *path,
+		     const struct ls_jlimits *lim, struct ls_err *err)
+{
+	size_t max_bytes = lim && lim->max_bytes ? lim->max_bytes : LS_JR_MAX_BYTES;
+	char *buf;
+	size_t n;
+
+	memset(doc, 0, sizeof(*doc));
+	if (read_all(path, max_bytes, &buf, &n, err))
+		return -1;
+	if (ls_jr_parse(doc, strcmp(path, "-") ? path : "<stdin>", buf, n, lim, err)) {
+		free(buf);
+		return -1;
+	}
+	doc->owned = buf;
+	return 0;
+}
+
+/* Read and parse a stream of documents. */
+int ls_jr_parse_file_stream(struct ls_jdoc **docs, size_t *n, const char *path,
+			    const struct ls_jlimits *lim, struct ls_err *err)
+{
+	size_t max_bytes = lim && lim->max_bytes ? lim->max_bytes : LS_JR_MAX_BYTES;
+	const char *name = strcmp(path, "-") ? path : "<stdin>";
+	struct ls_jdoc *v = NULL;
+	size_t nv = 0, cap = 0, len;
+	struct parser p = { 0 };
+	struct ls_jdoc pos;	/* positions and the name for messages */
+	char *buf;
+
+	*docs = NULL;
+	*n = 0;
+	if (read_all(path, max_bytes, &buf, &len, err))
+		return -1;
+	memset(&pos, 0, sizeof(pos));
+	snprintf(pos.name, sizeof(pos.name), "%s", name);
+	pos.text = buf;
+	pos.len = len;
+	p.s = buf;
+	p.len = len;
+	p.doc = &pos;
+	p.err = err;
+	p.max_depth = lim && lim->max_depth ? lim->max_depth : LS_JR_MAX_DEPTH;
+	p.max_values = lim && lim->max_values ? lim->max_values : LS_JR_MAX_VALUES;
+	skip_ws(&p);
+	do {
+		if (nv == cap) {
+			size_t ncap = cap ? 2 * cap : 4;
+			struct ls_jdoc *nd = realloc(v, ncap * sizeof(*nd));
+
+			if (!nd) {
+				ls_errf(err, "%s: out of memory", name);
+				goto fail;
+			}
+			v = nd;
+			cap = ncap;
+		}
+		v[nv] = pos;
+		nv++;
+		if (parse_value(&p, &v[nv - 1].root))
+			goto fail;
+		skip_ws(&p);
+	} while (p.pos < p.len);
+	v[0].owned = buf;
+	*docs = v;
+	*n = nv;
+	return 0;
+fail:
+	for (size_t i = 0; i < nv; i++)
+		free_value(&v[i].root);
+	free(v);
+	free(buf);
+	return -1;
+}
+
+/* Free what ls_jr_parse_file_stream returned. */
+void ls_jr_free_stream(struct ls_jdoc *docs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		ls_jr_free(&docs[i]);
+	free(docs);
 }
 
 /* Free a document. */

@@ -86,6 +86,15 @@ int ls_jr_parse(struct ls_jdoc *doc, const char *name, const char *text,
 /* Read and parse a file ("-" is stdin). */
 int ls_jr_parse_file(struct ls_jdoc *doc, const char *path,
 		     const struct ls_jlimits *lim, struct ls_err *err);
+/*
+ * A stream of documents (JSON lines, or values separated by whitespace), as
+ * `latsplit irq --json` writes one per interval. All documents share one
+ * text buffer: docs[0].owned holds it. n >= 1 on success.
+ */
+int ls_jr_parse_file_stream(struct ls_jdoc **docs, size_t *n, const char *path,
+			    const struct ls_jlimits *lim, struct ls_err *err);
+/* Free what ls_jr_parse_file_stream returned. */
+void ls_jr_free_stream(struct ls_jdoc *docs, size_t n);
 /* Free a document (safe on a zeroed or failed one). */
 void ls_jr_free(struct ls_jdoc *doc);
 

@@ -105,6 +105,33 @@ assert 25 < p["p50_change_pct"] < 35, p
 assert not s["total"]["tested"] and not s["parts.queuing"]["regression"]
 ' <<<"$out"; then ok "--json: kind compare, the regression and its figures"
 else not_ok "--json output" "$out"; fi
+# JSON lines (irq --json with several intervals): documents are pooled.
+python3 - "$T" <<'PY'
+import json, sys
+t = sys.argv[1]
+d = json.load(open(t + "/a.json"))
+q = d["parts"]["queuing"]["samples_ns"]
+with open(t + "/lines.json", "w") as f:
+    for half in (q[:500], q[500:]):
+        e = {"schema": 1, "kind": "breakdown", "parts": {"queuing": {"samples_ns": half}}}
+        f.write(json.dumps(e) + "\n")
+with open(t + "/mixed.json", "w") as f:
+    f.write(json.dumps({"schema": 1, "kind": "breakdown", "x": {"samples_ns": [1]}}) + "\n")
+    f.write(json.dumps({"schema": 1, "kind": "irq", "x": {"samples_ns": [1]}}) + "\n")
+PY
+out=$($C --json "$T/lines.json" "$T/a.json" 2>&1)
+if python3 -c '
+import json, sys
+d = json.loads(sys.stdin.read())
+s = {x["name"]: x for x in d["series"]}["parts.queuing"]
+assert d["documents_a"] == 2 and d["documents_b"] == 1, d
+assert s["count_a"] == s["count_b"] == 1000 and s["p50_a_ns"] == s["p50_b_ns"], s
+assert s["mwu_p"] == 1 and s["verdict"] == "no significant change", s
+' <<<"$out"; then ok "JSON lines: two documents pool into the same 1000 samples"
+else not_ok "JSON lines pooled" "$out"; fi
+expect_rc "JSON lines of different kinds: exit 2 naming the document" 2 \
+	"mixed.json:2:1: document 2 is schema 1 kind 'irq', the first is schema 1 kind 'breakdown'" \
+	$C "$T/mixed.json" "$T/mixed.json"
 expect_rc "--only restricts the distributions" 0 "parts.queuing" $C --only parts.queuing "$T/a.json" "$T/slow.json"
 out=$($C --only parts.queuing "$T/a.json" "$T/slow.json" 2>&1)
 grep -q processing <<<"$out" && not_ok "--only hides the others" "$out" || ok "--only hides the others"

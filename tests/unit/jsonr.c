@@ -4,6 +4,7 @@
  * tools/json.c writes) round-trip; every malformed or truncated input is
  * rejected with a message that names the right line:column; limits hold.
  */
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -265,6 +266,38 @@ TEST(files)
 	ASSERT_EQ(3, line);
 	ASSERT_EQ(5, col);
 	ls_jr_free(&doc);
+}
+
+TEST(streams)
+{
+	char path[] = "/tmp/jsonr-unit-XXXXXX";
+	struct ls_err err = { "" };
+	struct ls_jdoc *docs;
+	size_t n;
+	int fd = mkstemp(path);
+	const char *two = "{\"a\": 1}\n{\"a\": 2}\n\n";
+	const char *broken = "{\"a\": 1}\n{\"a\": }\n";
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ((ssize_t)strlen(two), write(fd, two, strlen(two)));
+	close(fd);
+	ASSERT_EQ(0, ls_jr_parse_file_stream(&docs, &n, path, NULL, &err));
+	ASSERT_EQ(2, n);
+	ASSERT_EQ(2.0, ls_jv_get(&docs[1].root, "a")->num);
+	ls_jr_free_stream(docs, n);
+	/* an error in the second document names its line */
+	fd = open(path, O_WRONLY | O_TRUNC);
+	ASSERT_EQ((ssize_t)strlen(broken), write(fd, broken, strlen(broken)));
+	close(fd);
+	ASSERT_EQ(-1, ls_jr_parse_file_stream(&docs, &n, path, NULL, &err));
+	ASSERT_NE(NULL, strstr(err.msg, ":2:7: unexpected '}'"));
+	/* an empty file is an error, not zero documents */
+	fd = open(path, O_WRONLY | O_TRUNC);
+	ASSERT_EQ(1, write(fd, "\n", 1));
+	close(fd);
+	ASSERT_EQ(-1, ls_jr_parse_file_stream(&docs, &n, path, NULL, &err));
+	ASSERT_NE(NULL, strstr(err.msg, "unexpected end of input"));
+	unlink(path);
 }
 
 TEST_HARNESS_MAIN
