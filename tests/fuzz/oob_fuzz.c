@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target for the probe's out-of-band message format (tools/oob.c).
+ * Byte 0 picks what the rest of the input is fed to: a frame header, one
+ * of the payload parsers, or a byte stream read frame by frame through a
+ * socketpair with ls_oob_recv (the responder's real receive path). Every
+ * payload that parses must encode back to exactly the same bytes (the
+ * parsers accept only canonical encodings), and a rejected input must come
+ * with a message.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "tools/oob.h"
+
+/* Abort with a message: libFuzzer records the input as a crash. */
+static void fail(const char *what)
+{
+	fprintf(stderr, "oob_fuzz: %s\n", what);
+	abort();
+}
+
+/* A rejection must say why. */
+static void rejected(const struct ls_err *err)
+{
+	if (!err->msg[0])
+		fail("parser rejected input without a message");
+}
+
+/* Parsed payloads re-encode to the same bytes. */
+static void same(const uint8_t *a, size_t an, const uint8_t *b, size_t bn, const char *what)
+{
+	if (an != bn || memcmp(a, b, an))
+		fail(what);
+}
+
+/* Feed the bytes through a socketpair, frame by frame, as a responder reads them. */
+static void stream(const uint8_t *p, size_t n)
+{
+	struct ls_oob c = { .fd = -1, .peer = "fuzz" };
+	int sv[2];
+
+	if (n > 60000 || socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+		return;
+	if (write(sv[1], p, n) != (ssize_t)n) {
+		close(sv[0]);
+		close(sv[1]);
+		return;
+	}
+	shutdown(sv[1], SHUT_WR);
+	c.fd = sv[0];
+	for (int i = 0; i < 64; i++) {
+		struct ls_err err = { "" };
+		struct ls_oob_msg m;
+
+		if (ls_oob_recv(&c, &m, 1u << 16, 1000000000ull, &err)) {
+			rejected(&err);
+			break;
+		}
+		if (m.hdr.length && !m.payload)
+			fail("frame without payload");
+		free(m.payload);
+	}
+	ls_oob_close(&c);
+	close(sv[1]);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	uint8_t out[LS_OOB_HELLO_MAX_LEN + LS_OOB_ERROR_MAX_LEN];
+	struct ls_err err = { "" };
+	const uint8_t *p = data + 1;
+	size_t n;
+
+	if (!size)
+		return 0;
+	n = size - 1;
+	switch (data[0] % 6) {
+	case 0: {
+		struct ls_oob_hdr h;
+
+		if (ls_oob_hdr_parse(p, n, &h, LS_OOB_MAX_PAYLOAD, &err)) {
+			rejected(&err);
+		} else {
+			ls_oob_hdr_encode(out, h.type, h.tag, h.length);
+			same(p, LS_OOB_HDR_LEN, out, LS_OOB_HDR_LEN, "header round trip");
+		}
+		stream(p, n);
+		break;
+	}
+	case 1: {
+		struct ls_oob_hello m;
+
+		if (ls_oob_hello_parse(p, n, &m, &err))
+			rejected(&err);
+		else
+			same(p, n, out, ls_oob_hello_encode(&m, out), "HELLO round trip");
+		break;
+	}
+	case 2: {
+		struct ls_oob_accept m;
+
+		if (ls_oob_accept_parse(p, n, &m, &err))
+			rejected(&err);
+		else
+			same(p, n, out, ls_oob_accept_encode(&m, out), "ACCEPT round trip");
+		break;
+	}
+	case 3: {
+		struct ls_oob_run m;
+
+		if (ls_oob_run_parse(p, n, &m, &err))
+			rejected(&err);
+		else
+			same(p, n, out, ls_oob_run_encode(&m, out), "RUN round trip");
+		break;
+	}
+	case 4: {
+		struct ls_oob_error m;
+
+		if (ls_oob_error_parse(p, n, &m, &err))
+			rejected(&err);
+		else
+			same(p, n, out, ls_oob_error_encode(&m, out), "ERROR round trip");
+		break;
+	}
+	case 5: {
+		uint64_t cnt = 0, max = 256, *pairs = calloc(2 * max, sizeof(uint64_t));
+		uint8_t *enc;
+
+		if (!pairs)
+			return 0;
+		if (ls_oob_stamps_parse(p, n, max, pairs, &cnt, &err)) {
+			rejected(&err);
+		} else {
+			enc = malloc(ls_oob_stamps_len(cnt));
+			if (enc) {
+				ls_oob_stamps_encode(pairs, cnt, enc);
+				same(p, n, enc, ls_oob_stamps_len(cnt), "STAMPS round trip");
+				free(enc);
+			}
+		}
+		free(pairs);
+		break;
+	}
+	}
+	return 0;
+}
