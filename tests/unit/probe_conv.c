@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests for the probe engine's pure parts: HW completion timestamp
+ * conversion (hca_core_clock is in kHz, the classic trap is to treat it as
+ * Hz or MHz), MTU and verb conversions, the one-way divisor (RTT/2 for the
+ * ping-pong verbs, the whole READ as ib_read_lat), option validation, and
+ * the fixed-size per-sample record.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+
+#include "tools/probe.h"
+
+TEST(hca_clock_is_khz)
+{
+	/* 156.25 MHz (ConnectX-4 class) = 156250 kHz: 156250 ticks are 1 ms. */
+	EXPECT_EQ(1000000, ls_probe_hca_ticks_to_ns(156250, 156250));
+	/* 1 GHz = 1000000 kHz: one tick per ns. */
+	EXPECT_EQ(123456789, ls_probe_hca_ticks_to_ns(123456789, 1000000));
+	/* 78.125 MHz: 1 tick = 12.8 ns. */
+	EXPECT_EQ(128, ls_probe_hca_ticks_to_ns(10, 78125));
+	/* Had the value been read as Hz, 156250 ticks would come out as 1e9 ns. */
+	EXPECT_NE(1000000000ull, ls_probe_hca_ticks_to_ns(156250, 156250));
+	/* Large tick counts do not overflow (128-bit intermediate): x 6.4 exactly. */
+	EXPECT_EQ(1ull << 62, ls_probe_hca_ticks_to_ns(1ull << 62, 1000000));
+	EXPECT_EQ(5902958103587056512ull, ls_probe_hca_ticks_to_ns(922337203685477580ull, 156250));
+	/* No clock: 0 rather than a division by zero. */
+	EXPECT_EQ(0, ls_probe_hca_ticks_to_ns(1000, 0));
+}
+
+TEST(mtu_conversions)
+{
+	static const unsigned int ok[] = { 256, 512, 1024, 2048, 4096 };
+
+	for (unsigned int i = 0; i < 5; i++) {
+		int e = ls_probe_mtu_to_ibv(ok[i]);
+
+		EXPECT_EQ((int)i + 1, e);	/* IBV_MTU_256 = 1 ... IBV_MTU_4096 = 5 */
+		EXPECT_EQ(ok[i], ls_probe_ibv_to_mtu(e));
+	}
+	EXPECT_EQ(0, ls_probe_mtu_to_ibv(1500));
+	EXPECT_EQ(0, ls_probe_mtu_to_ibv(0));
+	EXPECT_EQ(0, ls_probe_ibv_to_mtu(0));
+	EXPECT_EQ(0, ls_probe_ibv_to_mtu(6));
+}
+
+TEST(verbs_and_divisor)
+{
+	struct ls_err err = { "" };
+	enum ls_probe_verb v;
+
+	ASSERT_EQ(0, ls_probe_parse_verb("send", &v, &err));
+	EXPECT_EQ(LS_VERB_SEND, v);
+	ASSERT_EQ(0, ls_probe_parse_verb("read", &v, &err));
+	EXPECT_EQ(LS_VERB_READ, v);
+	EXPECT_EQ(-1, ls_probe_parse_verb("atomic", &v, &err));
+	EXPECT_NE(NULL, strstr(err.msg, "atomic"));
+	EXPECT_EQ(2, ls_probe_rtt_divisor(LS_VERB_WRITE));
+	EXPECT_EQ(2, ls_probe_rtt_divisor(LS_VERB_SEND));
+	EXPECT_EQ(1, ls_probe_rtt_divisor(LS_VERB_READ));
+	EXPECT_STREQ("write", ls_probe_verb_name(LS_VERB_WRITE));
+}
+
+TEST(options_validation)
+{
+	struct ls_probe_opts o;
+	struct ls_err err = { "" };
+
+	ls_probe_opts_init(&o);
+	EXPECT_EQ(0, ls_probe_opts_check(&o, false, &err));	/* responder defaults */
+	EXPECT_EQ(-1, ls_probe_opts_check(&o, true, &err));	/* prober needs a peer */
+	o.peer = "192.0.2.2";
+	EXPECT_EQ(0, ls_probe_opts_check(&o, true, &err));
+	o.duration_ns = 1000000000;				/* and iters */
+	EXPECT_EQ(-1, ls_probe_opts_check(&o, true, &err));
+	o.iters = 0;
+	EXPECT_EQ(0, ls_probe_opts_check(&o, true, &err));
+	o.mtu = 1500;
+	EXPECT_EQ(-1, ls_probe_opts_check(&o, true, &err));
+	o.mtu = 1024;
+	o.rdma_cm = true;
+	EXPECT_EQ(-1, ls_probe_opts_check(&o, true, &err));
+	EXPECT_NE(NULL, strstr(err.msg, "-R"));
+	o.mtu = 0;
+	o.qp_timeout = 32;
+	EXPECT_EQ(-1, ls_probe_opts_check(&o, true, &err));
+	o.qp_timeout = 20;
+	o.sizes[0] = 0;
+	EXPECT_EQ(-1, ls_probe_opts_check(&o, true, &err));
+	o.sizes[0] = 4;
+	o.iters = LS_PROBE_MAX_CAPACITY + 1;
+	o.duration_ns = 0;
+	EXPECT_EQ(-1, ls_probe_opts_check(&o, true, &err));
+}
+
+TEST(fixed_size_records)
+{
+	struct ls_probe_run run = { .capacity = 3 };
+
+	EXPECT_EQ(16, sizeof(struct ls_probe_sample));
+	run.samples = calloc(3, sizeof(*run.samples));
+	ASSERT_NE(NULL, run.samples);
+	ls_probe_record(&run, 100, 250);
+	ls_probe_record(&run, 300, 420);
+	EXPECT_EQ(2, run.count);
+	EXPECT_EQ(100, run.samples[0].start_ns);
+	EXPECT_EQ(250, run.samples[0].end_ns);
+	EXPECT_EQ(420, run.samples[1].end_ns);
+	free(run.samples);
+}
+
+TEST_HARNESS_MAIN
