@@ -1135,6 +1135,21 @@ static void progress(struct probe *p, struct ls_probe_run *run, uint64_t now)
 
 /* ---- runs ---- */
 
+/*
+ * Touch every page so the records are resident before the run (a plain
+ * memset(0) after malloc may be turned into calloc's lazy zero pages).
+ */
+static void prefault(void *p, size_t len)
+{
+	volatile uint8_t *b = p;
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+
+	for (size_t off = 0; off < len; off += pg)
+		b[off] = 0;
+	if (len)
+		b[len - 1] = 0;
+}
+
 /* Allocate and prefault a run's records (no page faults during the run). */
 static int run_alloc(struct probe *p, struct ls_probe_run *run, uint32_t index, uint32_t size,
 		     uint64_t cap, bool hw, struct ls_err *err)
@@ -1147,12 +1162,13 @@ static int run_alloc(struct probe *p, struct ls_probe_run *run, uint32_t index, 
 	if (!run->samples)
 		return ls_errnof(err, ENOMEM, "allocate %llu samples", (unsigned long long)cap);
 	memset(run->samples, 0, cap * sizeof(*run->samples));
+	prefault(run->samples, cap * sizeof(*run->samples));
 	if (hw) {
 		run->hw_end_ns = calloc(cap, sizeof(uint64_t));
 		if (!run->hw_end_ns)
 			return ls_errnof(err, ENOMEM, "allocate %llu HW stamps",
 					 (unsigned long long)cap);
-		memset(run->hw_end_ns, 0, cap * sizeof(uint64_t));
+		prefault(run->hw_end_ns, cap * sizeof(uint64_t));
 	}
 	return 0;
 }
