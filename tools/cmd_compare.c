@@ -29,6 +29,7 @@ struct row {
 	size_t na, nb;
 	double p50a, p50b, p99a, p99b;
 	bool tested;		/* both sides had samples */
+	bool empty_a, empty_b;	/* samples_ns given but empty (no events) */
 	struct ls_mwu mwu;
 	struct ls_qtest qt;
 	double p_mwu_adj, p_q_adj;
@@ -114,15 +115,21 @@ static int parse_args(int argc, char **argv, struct compare_opts *o, struct ls_e
 	return 0;
 }
 
-/* p50/p99 of a series: from its samples when it has them, else its summary. */
-static int percentiles(const struct ls_series *s, const char *file, double **v, size_t *n,
-		       double *p50, double *p99, struct ls_err *err)
+/*
+ * p50/p99 of a series: from its samples when it has them, else its summary.
+ * An empty samples_ns (no events in that run) gives NAN percentiles.
+ */
+static int percentiles(const struct ls_series *s, double **v, size_t *n, double *p50,
+		       double *p99, bool *empty, struct ls_err *err)
 {
 	if (ls_series_samples(s, v, n, err))
 		return -1;
-	if (s->has_samples && !*n)
-		return ls_errf(err, "%s: '%s' has an empty sample set (samples_ns is [])",
-			       file, s->name);
+	*empty = s->has_samples && !*n;
+	if (*empty) {
+		*p50 = NAN;
+		*p99 = NAN;
+		return 0;
+	}
 	if (*n) {
 		double *sorted = malloc(*n * sizeof(double));
 
@@ -169,8 +176,8 @@ static int build_rows(const struct compare_opts *o, const struct ls_series_set *
 			continue;
 		r = &rows[n++];
 		r->name = a->name;
-		if (percentiles(a, o->file_a, &va, &na, &r->p50a, &r->p99a, err) ||
-		    percentiles(b, o->file_b, &vb, &nb, &r->p50b, &r->p99b, err)) {
+		if (percentiles(a, &va, &na, &r->p50a, &r->p99a, &r->empty_a, err) ||
+		    percentiles(b, &vb, &nb, &r->p50b, &r->p99b, &r->empty_b, err)) {
 			free(va);
 			free(vb);
 			goto out;
@@ -244,6 +251,12 @@ out:
 /* One word for a row's outcome. */
 static const char *verdict(const struct row *r)
 {
+	if (r->empty_a && r->empty_b)
+		return "not tested (no samples in A or B)";
+	if (r->empty_a)
+		return "not tested (no samples in A)";
+	if (r->empty_b)
+		return "not tested (no samples in B)";
 	if (!r->tested)
 		return "not tested (no samples_ns)";
 	if (r->dir50 > 0 && r->dir99 < 0)
@@ -288,7 +301,12 @@ static void print_rows(const struct compare_opts *o, const struct ls_series_set 
 		       const struct ls_series_set *sb, const struct row *rows, size_t n)
 {
 	char b[8][32];
+	int w = 28;
 
+	for (size_t i = 0; i < n; i++) {
+		if ((int)strlen(rows[i].name) > w)
+			w = (int)strlen(rows[i].name);
+	}
 	printf("latsplit compare: A %s vs B %s (kind %s)\n", o->file_a, o->file_b, sa->kind);
 	if (sa->ndocs > 1 || sb->ndocs > 1)
 		printf("  JSON lines pooled: A %zu document(s), B %zu document(s); pooled samples "
@@ -296,7 +314,7 @@ static void print_rows(const struct compare_opts *o, const struct ls_series_set 
 	printf("  p50: Mann-Whitney U (two-sided, normal approx., tie-corrected); "
 	       "p99: Fisher exact on counts above the pooled p99;\n"
 	       "  Holm-adjusted p-values, family-wise alpha %g\n\n", o->alpha);
-	printf("  %-28s %7s %7s %10s %10s %8s %8s %10s %10s %8s %8s  %s\n", "distribution",
+	printf("  %-*s %7s %7s %10s %10s %8s %8s %10s %10s %8s %8s  %s\n", w, "distribution",
 	       "n A", "n B", "p50 A", "p50 B", "change", "p adj", "p99 A", "p99 B", "change",
 	       "p adj", "verdict");
 	for (size_t i = 0; i < n; i++) {
@@ -307,7 +325,7 @@ static void print_rows(const struct compare_opts *o, const struct ls_series_set 
 			snprintf(pa, sizeof(pa), "%.2g", r->p_mwu_adj);
 			snprintf(pq, sizeof(pq), "%.2g", r->p_q_adj);
 		}
-		printf("  %-28s %7zu %7zu %10s %10s %8s %8s %10s %10s %8s %8s  %s%s\n", r->name,
+		printf("  %-*s %7zu %7zu %10s %10s %8s %8s %10s %10s %8s %8s  %s%s\n", w, r->name,
 		       r->na, r->nb, fmt_ns(r->p50a, b[0], 32), fmt_ns(r->p50b, b[1], 32),
 		       fmt_pct(change_pct(r->p50a, r->p50b), b[2], 32), pa,
 		       fmt_ns(r->p99a, b[3], 32), fmt_ns(r->p99b, b[4], 32),
@@ -317,12 +335,12 @@ static void print_rows(const struct compare_opts *o, const struct ls_series_set 
 	for (size_t i = 0; i < sa->n; i++) {
 		if (!ls_series_find(sb, sa->v[i].name) &&
 		    (!o->only || !strncmp(sa->v[i].name, o->only, strlen(o->only))))
-			printf("  %-28s only in A\n", sa->v[i].name);
+			printf("  %-*s only in A\n", w, sa->v[i].name);
 	}
 	for (size_t i = 0; i < sb->n; i++) {
 		if (!ls_series_find(sa, sb->v[i].name) &&
 		    (!o->only || !strncmp(sb->v[i].name, o->only, strlen(o->only))))
-			printf("  %-28s only in B\n", sb->v[i].name);
+			printf("  %-*s only in B\n", w, sb->v[i].name);
 	}
 }
 
@@ -452,13 +470,17 @@ int cmd_compare(int argc, char **argv)
 		nreg += rows[i].regression;
 		ntested += rows[i].tested;
 	}
+	if (!ntested) {
+		ls_errf(&err, "nothing could be tested: none of the %zu distribution(s) in both "
+			"files has samples_ns with values in both (empty sample sets, or "
+			"summaries only)", nrows);
+		goto out;
+	}
 	if (o.json)
 		json_rows(&o, &sa, &sb, rows, nrows, nreg);
 	else
 		print_rows(&o, &sa, &sb, rows, nrows);
 	if (!o.json) {
-		if (!ntested)
-			printf("\nno distribution has samples_ns on both sides: nothing was tested\n");
 		if (!isnan(o.max_regress))
 			printf("\n%zu significant regression(s) above %g%%\n", nreg, o.max_regress);
 	}
