@@ -38,7 +38,7 @@
 #define BD_DEFAULT_RING_KIB	8192
 #define BD_DEFAULT_ITERS	1000
 #define BD_MAX_RECORDS		(LS_OOB_MAX_PAYLOAD / sizeof(struct ls_record))
-#define BD_DRAIN_MS		100
+#define BD_DRAIN_MS		500	/* few wakeups: the drain competes with the probe */
 #define BD_SLACK_NS		200000000ull	/* records kept around the run */
 
 static const char *const host_names[2] = { "prober", "responder" };
@@ -54,6 +54,7 @@ struct bd_cli {
 	enum ls_wire_switch sw;
 	double floor_q;
 	double tail_frac;
+	uint64_t preempt_slack_ns;
 	const char *baseline;
 	struct ls_thresholds thr;
 	double expect_gbps;
@@ -122,9 +123,12 @@ static void usage(FILE *fp)
 "      --switch sf|ct        store-and-forward (default) or cut-through switches\n"
 "split:\n"
 "      --floor-pct P         residual percentile taken as the base floor (default 5)\n"
-"      --baseline FILE       take the base floor from an earlier breakdown --json\n"
-"                            of the same pair, size and verb (and compare to it)\n"
+"      --baseline FILE       an earlier breakdown --json of the same pair, size and\n"
+"                            verb taken as healthy: its median residual becomes the\n"
+"                            floor, and findings are judged against its figures\n"
 "      --tail-pct P          slowest share of samples in the tail (default 1)\n"
+"      --preempt-slack DUR   count a preemption of the probe task only when it ends\n"
+"                            within DUR before the task saw its message (default 200us)\n"
 "verdict (thresholds for a 4-byte one-way latency):\n"
 "      --normal-us LO-HI     normal range (default 1.5-3)\n"
 "      --abnormal-us X       abnormal above X (default 5)\n"
@@ -148,7 +152,7 @@ static int parse(struct bd_cli *c, int argc, char **argv, bool *help)
 {
 	enum { O_CPU = 256, O_VERB, O_CTMO, O_WTMO, O_LTMO, O_RING, O_GBPS, O_CABLE,
 	       O_HOPS, O_SWITCH, O_FLOOR, O_BASE, O_TAIL, O_NORMAL, O_ABN, O_HURTS,
-	       O_SHARE, O_EXPECT, O_JSON, O_SAMPLES, O_PROM };
+	       O_SHARE, O_EXPECT, O_JSON, O_SAMPLES, O_PROM, O_SLACK };
 	static const struct option lo[] = {
 		{ "ib-dev", required_argument, NULL, 'd' },
 		{ "ib-port", required_argument, NULL, 'i' },
@@ -175,6 +179,7 @@ static int parse(struct bd_cli *c, int argc, char **argv, bool *help)
 		{ "floor-pct", required_argument, NULL, O_FLOOR },
 		{ "baseline", required_argument, NULL, O_BASE },
 		{ "tail-pct", required_argument, NULL, O_TAIL },
+		{ "preempt-slack", required_argument, NULL, O_SLACK },
 		{ "normal-us", required_argument, NULL, O_NORMAL },
 		{ "abnormal-us", required_argument, NULL, O_ABN },
 		{ "hurts-us", required_argument, NULL, O_HURTS },
@@ -303,6 +308,10 @@ static int parse(struct bd_cli *c, int argc, char **argv, bool *help)
 		case O_TAIL:
 			rc = ls_parse_double(optarg, 1e-6, 100, &d, &err, "--tail-pct");
 			c->tail_frac = d / 100;
+			break;
+		case O_SLACK:
+			rc = ls_parse_duration_ns(optarg, &c->preempt_slack_ns, &err,
+						  "--preempt-slack");
 			break;
 		case O_NORMAL:
 			rc = ls_parse_range_us(optarg, &c->thr.normal_lo_ns, &c->thr.normal_hi_ns,
@@ -519,6 +528,16 @@ static int bd_start(struct bd_ctx *x, struct ls_err *err)
 		return ls_errf(err, "cannot start the record drain thread");
 	}
 	x->th_running = true;
+	/* keep the drain off the probe's CPU when there is another one */
+	if (sysconf(_SC_NPROCESSORS_ONLN) > 1) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		for (long i = 0; i < sysconf(_SC_NPROCESSORS_ONLN) && i < CPU_SETSIZE; i++)
+			if (i != c->o.cpu)
+				CPU_SET(i, &set);
+		pthread_setaffinity_np(x->th, sizeof(set), &set);
+	}
 	h->measured = true;
 	return 0;
 }
@@ -855,11 +874,15 @@ struct bd_an {
 	size_t n;
 	unsigned int div;
 	double *total;
-	double *kern_host[2];		/* kernel ns in each host's window (RTT scale) */
+	double *kern_rtt;		/* union of both hosts' kernel time in the RTT window */
 	double *kernel;			/* one-way kernel-attributed */
-	struct ls_window *win[2];
-	struct ls_attr attr[2];
-	bool attr_ok[2];
+	struct ls_window *win;		/* the prober's sample windows */
+	struct ls_record *merged;	/* both hosts' records, prober clock */
+	size_t nmerged;
+	size_t preempt_dropped;		/* preemptions not ending at a "seen" */
+	struct ls_attr attr;
+	bool attr_ok;
+	bool host_measured[2];
 	uint8_t *tail;
 	size_t tail_n;
 	int64_t theta_ns;		/* responder clock - prober clock */
@@ -907,9 +930,9 @@ static int load_baseline(const char *path, uint32_t size, enum ls_probe_verb ver
 	fl = ls_jv_get(root, "floor");
 	parts = ls_jv_get(root, "parts");
 	if (!in || !fl || !parts || !jnum(in, "size", &d) || !jstr(in, "verb", vb, sizeof(vb)) ||
-	    !jnum(fl, "ns", &b->floor_ns) ||
+	    !jnum(fl, "residual_p50_ns", &b->floor_ns) ||
 	    !jnum(ls_jv_get(root, "total") ? ls_jv_get(root, "total") : root, "p50_ns", &b->total_p50)) {
-		ls_errf(err, "--baseline %s: inputs.size, inputs.verb, floor.ns or total.p50_ns missing",
+		ls_errf(err, "--baseline %s: inputs.size, inputs.verb, floor.residual_p50_ns or total.p50_ns missing",
 			path);
 		goto out;
 	}
@@ -984,24 +1007,29 @@ static int i64_cmp(const void *a, const void *b)
 }
 
 /*
- * Responder windows: the prober's window moved into the responder's clock by
- * the offset theta (NTP-style, median over the 1 % of samples with the
- * smallest network round trip, which are the least skewed by queuing), and
- * widened to cover the responder's own [seen, answered] stamps.
+ * Clock offset theta = responder clock - prober clock, NTP-style: per sample
+ * ((seen - start) + (answered - end)) / 2, median over the 1 % of samples
+ * with the smallest network round trip (RTT minus the responder's own time),
+ * which queuing skewed least. An asymmetric path (e.g. a delay on one
+ * direction only) biases it by half the asymmetry.
  */
-static int responder_windows(struct bd_an *a, const struct ls_probe_run *run,
-			     struct ls_err *err)
+static int estimate_theta(struct bd_an *a, const struct ls_probe_run *run,
+			  struct ls_err *err)
 {
 	size_t m = a->peer_n, k;
-	int64_t *net = malloc((m ? m : 1) * sizeof(*net));
-	int64_t *th = malloc((m ? m : 1) * sizeof(*th));
-	size_t *idx = malloc((m ? m : 1) * sizeof(*idx));
-	int ret = -1;
+	int64_t *net, *th;
+	size_t *idx;
 
-	a->win[1] = calloc(a->n ? a->n : 1, sizeof(*a->win[1]));
-	if (!net || !th || !idx || !a->win[1]) {
-		ls_errnof(err, ENOMEM, "responder windows");
-		goto out;
+	if (!m)
+		return 0;
+	net = malloc(m * sizeof(*net));
+	th = malloc(m * sizeof(*th));
+	idx = malloc(m * sizeof(*idx));
+	if (!net || !th || !idx) {
+		free(net);
+		free(th);
+		free(idx);
+		return ls_errnof(err, ENOMEM, "clock offset");
 	}
 	for (size_t i = 0; i < m; i++) {
 		const struct ls_probe_sample *s = &run->samples[i], *p = &run->peer[i];
@@ -1013,67 +1041,120 @@ static int responder_windows(struct bd_an *a, const struct ls_probe_run *run,
 	theta_net = net;
 	qsort(idx, m, sizeof(*idx), net_cmp);
 	k = m / 100 ? m / 100 : 1;
-	for (size_t i = 0; i < k && i < m; i++)
+	for (size_t i = 0; i < k; i++)
 		net[i] = th[idx[i]];	/* reuse: the best samples' offsets */
-	if (m) {
-		qsort(net, k, sizeof(*net), i64_cmp);
-		a->theta_ns = net[k / 2];
-		a->have_theta = true;
-	}
-	for (size_t i = 0; i < a->n; i++) {
-		const struct ls_probe_sample *s = &run->samples[i];
-		int64_t st = (int64_t)s->start_ns + a->theta_ns;
-		int64_t en = (int64_t)s->end_ns + a->theta_ns;
-
-		if (i < m) {
-			const struct ls_probe_sample *p = &run->peer[i];
-
-			if ((int64_t)p->start_ns < st)
-				st = (int64_t)p->start_ns;
-			if ((int64_t)p->end_ns > en)
-				en = (int64_t)p->end_ns;
-		} else {
-			en = st;	/* no stamps: nothing attributed */
-		}
-		if (st < 0)
-			st = 0;
-		if (en < st)
-			en = st;
-		a->win[1][i].start_ns = (uint64_t)st;
-		a->win[1][i].end_ns = (uint64_t)en;
-		/* keep starts sorted even if a stamp was odd */
-		if (i && a->win[1][i].start_ns < a->win[1][i - 1].start_ns)
-			a->win[1][i].start_ns = a->win[1][i - 1].start_ns;
-		if (a->win[1][i].end_ns < a->win[1][i].start_ns)
-			a->win[1][i].end_ns = a->win[1][i].start_ns;
-	}
-	ret = 0;
-out:
+	qsort(net, k, sizeof(*net), i64_cmp);
+	a->theta_ns = net[k / 2];
+	a->have_theta = true;
 	free(net);
 	free(th);
 	free(idx);
-	return ret;
+	return 0;
 }
 
-/* Attribute host h's records to its windows. */
-static int attribute(struct bd_an *a, int h, struct ls_bd_host *host, struct ls_err *err)
+/*
+ * A busy-polling probe task switched out while it waits delays nothing
+ * unless its message arrives meanwhile; the preemption that matters is the
+ * one that ends just before the task saw the message. Keep a PREEMPT record
+ * only if it ends within slack before some "seen" instant (ascending).
+ */
+static bool preempt_counts(const struct ls_record *r, const uint64_t *seen, size_t n,
+			   uint64_t slack)
 {
-	struct ls_attr_cfg cfg = { .win = a->win[h], .n = a->n, .tail = a->tail,
-				   .stage_mask = LS_ATTR_ALL_STAGES };
+	size_t lo = 0, hi = n;
 
-	memcpy(cfg.cpumask, host->cpumask, sizeof(cfg.cpumask));
-	if (ls_attr_init(&a->attr[h], &cfg, err))
-		return -1;
-	a->attr_ok[h] = true;
-	ls_records_sort(host->rec, host->nrec);
-	for (size_t i = 0; i < host->nrec; i++) {
-		if (ls_attr_push(&a->attr[h], &host->rec[i], err))
-			return ls_err_wrap(err, "%s records", host_names[h]);
+	if (r->stage != LS_STAGE_PREEMPT)
+		return true;
+	while (lo < hi) {		/* first seen >= end */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (seen[mid] < r->end_ns)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	ls_attr_finish(&a->attr[h]);
+	return lo < n && seen[lo] - r->end_ns <= slack;
+}
+
+/*
+ * One attribution over the prober's windows of both hosts' records: the
+ * responder's moved into the prober's clock (minus theta) with their CPU
+ * ids offset by LS_MAX_CPUS, so an instant where both hosts were busy is
+ * counted once and the kernel part never exceeds the round trip.
+ */
+static int attribute(struct bd_an *a, const struct ls_probe_run *run,
+		     struct ls_bd_host *local, struct ls_bd_host *peer, uint64_t slack,
+		     struct ls_err *err)
+{
+	struct ls_attr_cfg cfg = { .win = a->win, .n = a->n, .tail = a->tail,
+				   .stage_mask = LS_ATTR_ALL_STAGES };
+	size_t n = 0, cap = (local->measured ? local->nrec : 0) +
+			    (peer && peer->measured && a->have_theta ? peer->nrec : 0);
+
+	uint64_t *seen = malloc((a->n ? a->n : 1) * sizeof(*seen));
+
+	a->merged = malloc((cap ? cap : 1) * sizeof(*a->merged));
+	if (!a->merged || !seen) {
+		free(seen);
+		return ls_errnof(err, ENOMEM, "%zu kernel records", cap);
+	}
+	if (local->measured) {
+		memcpy(cfg.cpumask, local->cpumask, sizeof(local->cpumask));
+		for (size_t i = 0; i < a->n; i++)
+			seen[i] = run->samples[i].end_ns;	/* the prober saw the answer */
+		for (size_t i = 0; i < local->nrec; i++) {
+			if (preempt_counts(&local->rec[i], seen, a->n, slack))
+				a->merged[n++] = local->rec[i];
+			else
+				a->preempt_dropped++;
+		}
+		a->host_measured[0] = true;
+	}
+	if (peer && peer->measured && a->have_theta) {
+		for (int w = 0; w < LS_CPUMASK_WORDS; w++)
+			cfg.cpumask[LS_CPUMASK_WORDS + w] = peer->cpumask[w];
+		for (size_t i = 0; i < a->peer_n; i++)
+			seen[i] = run->peer[i].start_ns;	/* the responder saw the request */
+		for (size_t i = 0; i < peer->nrec; i++) {
+			struct ls_record r = peer->rec[i];
+
+			if (!preempt_counts(&r, seen, a->peer_n, slack)) {
+				a->preempt_dropped++;
+				continue;
+			}
+			int64_t st = (int64_t)r.start_ns - a->theta_ns;
+			int64_t en = (int64_t)r.end_ns - a->theta_ns;
+
+			if (st < 0 || en < st || r.cpu >= LS_MAX_CPUS)
+				continue;
+			r.start_ns = (uint64_t)st;
+			r.end_ns = (uint64_t)en;
+			r.cpu += LS_MAX_CPUS;
+			a->merged[n++] = r;
+		}
+		a->host_measured[1] = true;
+	}
+	a->nmerged = n;
+	free(seen);
+	if (ls_attr_init(&a->attr, &cfg, err))
+		return -1;
+	a->attr_ok = true;
+	ls_records_sort(a->merged, n);
+	for (size_t i = 0; i < n; i++) {
+		if (ls_attr_push(&a->attr, &a->merged[i], err))
+			return -1;
+	}
+	ls_attr_finish(&a->attr);
 	for (size_t i = 0; i < a->n; i++)
-		a->kern_host[h][i] = (double)a->attr[h].kernel_ns[i];
+		a->kern_rtt[i] = (double)a->attr.kernel_ns[i];
 	return 0;
+}
+
+/* Cell of (host, cpu, stage) in the merged attribution. */
+static const struct ls_attr_cell *cell_of(const struct bd_an *a, int h, unsigned int cpu,
+					  unsigned int st)
+{
+	return &a->attr.cells[((unsigned int)h * LS_MAX_CPUS + cpu) * LS_NR_STAGES + st];
 }
 
 /* Map the probe's verb (and mode) to the wire model's. */
@@ -1122,14 +1203,14 @@ static int verdict_inputs(struct bd_an *a, struct ls_bd_host *hosts[2],
 	if (!a->vcpu || !a->vctr)
 		return -1;
 	for (int h = 0; h < 2; h++) {
-		if (!a->attr_ok[h])
-			continue;
+		if (!a->attr_ok)
+			break;
 		for (unsigned int cpu = 0; cpu < LS_MAX_CPUS; cpu++) {
 			struct ls_vd_cpu *v = &a->vcpu[a->nvcpu];
 			uint64_t sum = 0, tail = 0, best = 0;
 
 			for (unsigned int st = 0; st < LS_NR_STAGES; st++) {
-				struct ls_attr_cell *cell = ls_attr_cell(&a->attr[h], cpu, st);
+				const struct ls_attr_cell *cell = cell_of(a, h, cpu, st);
 
 				sum += cell->total_ns;
 				tail += cell->tail_ns;
@@ -1175,15 +1256,13 @@ static int verdict_inputs(struct bd_an *a, struct ls_bd_host *hosts[2],
 static void an_free(struct bd_an *a)
 {
 	free(a->total);
-	free(a->kern_host[0]);
-	free(a->kern_host[1]);
+	free(a->kern_rtt);
 	free(a->kernel);
-	free(a->win[0]);
-	free(a->win[1]);
+	free(a->win);
+	free(a->merged);
 	free(a->tail);
-	for (int h = 0; h < 2; h++)
-		if (a->attr_ok[h])
-			ls_attr_free(&a->attr[h]);
+	if (a->attr_ok)
+		ls_attr_free(&a->attr);
 	ls_split_free(&a->sp);
 	free(a->vcpu);
 	free(a->vctr);
@@ -1207,28 +1286,24 @@ static int analyze(struct bd_an *a, const struct ls_probe_result *r, struct bd_c
 	if (!a->n)
 		return ls_errf(err, "the probe produced no samples");
 	a->total = calloc(a->n, sizeof(double));
-	a->kern_host[0] = calloc(a->n, sizeof(double));
-	a->kern_host[1] = calloc(a->n, sizeof(double));
+	a->kern_rtt = calloc(a->n, sizeof(double));
 	a->kernel = calloc(a->n, sizeof(double));
-	a->win[0] = calloc(a->n, sizeof(*a->win[0]));
+	a->win = calloc(a->n, sizeof(*a->win));
 	a->tail = calloc(a->n, 1);
-	if (!a->total || !a->kern_host[0] || !a->kern_host[1] || !a->kernel || !a->win[0] ||
-	    !a->tail)
+	if (!a->total || !a->kern_rtt || !a->kernel || !a->win || !a->tail)
 		return ls_errnof(err, ENOMEM, "breakdown of %zu samples", a->n);
 	for (size_t i = 0; i < a->n; i++) {
-		a->win[0][i].start_ns = run->samples[i].start_ns;
-		a->win[0][i].end_ns = run->samples[i].end_ns;
+		a->win[i].start_ns = run->samples[i].start_ns;
+		a->win[i].end_ns = run->samples[i].end_ns;
 		a->total[i] = (double)(run->samples[i].end_ns - run->samples[i].start_ns) / a->div;
 	}
 	a->tail_n = ls_split_mark_tail(a->total, a->n, c->tail_frac, a->tail);
-	if (peer && responder_windows(a, run, err))
+	if (peer && estimate_theta(a, run, err))
 		return -1;
-	if (local->measured && attribute(a, 0, local, err))
-		return -1;
-	if (peer && peer->measured && attribute(a, 1, peer, err))
+	if (attribute(a, run, local, peer, c->preempt_slack_ns, err))
 		return -1;
 	for (size_t i = 0; i < a->n; i++)
-		a->kernel[i] = (a->kern_host[0][i] + a->kern_host[1][i]) / a->div;
+		a->kernel[i] = a->kern_rtt[i] / a->div;
 
 	/* transmission model */
 	a->wcfg.size = run->size;
@@ -1279,7 +1354,8 @@ static const char *const floor_assumption =
 	"the base floor is a low percentile of (total - transmission - kernel-attributed): "
 	"work common to every sample (posting, PCIe/DMA, NIC pipeline, emulation) that no "
 	"kernel stage records; it assumes the fastest samples saw empty queues, so a delay "
-	"every sample pays (even a constant queue) lands in it unless --baseline fixes it";
+	"every sample pays (even a constant queue) lands in it; with --baseline the floor is "
+	"the healthy run's median residual instead";
 
 /* One row of the parts table. */
 static void print_row(const char *name, const struct ls_summary *s)
@@ -1342,6 +1418,8 @@ static void print_text(const struct bd_an *a, const struct ls_probe_result *r,
 	if (a->have_theta)
 		printf("responder clock offset: %+.3f us (median of the 1%% fastest round trips)\n",
 		       a->theta_ns / 1e3);
+	printf("preemptions of the probe task not ending within %.0f us before it saw its message (ignored: it was waiting): %zu\n",
+	       c->preempt_slack_ns / 1e3, a->preempt_dropped);
 
 	printf("\n  %-22s %10s %10s %10s %10s\n", "one-way (us)", "p50", "p99", "p99.9", "max");
 	print_row("total", &sp->sum_total);
@@ -1351,8 +1429,8 @@ static void print_text(const struct bd_an *a, const struct ls_probe_result *r,
 	print_row("  kernel (measured)", &sp->sum_kernel);
 	print_row(sp->floor_inferred ? "  base (inferred)" : "  base (baseline)", &sp->sum_base);
 	if (base->have)
-		printf("\nbase floor B = %.3f us, taken from --baseline %s\n", sp->floor_ns / 1e3,
-		       c->baseline);
+		printf("\nbase floor B = %.3f us = the median residual (total - transmission - kernel) of --baseline %s: queuing is what this run adds over that healthy run\n",
+		       sp->floor_ns / 1e3, c->baseline);
 	else
 		printf("\nbase floor B = %.3f us = p%g of the residual. Assumption: %s.\n",
 		       sp->floor_ns / 1e3, c->floor_q * 100, floor_assumption);
@@ -1367,13 +1445,10 @@ static void print_text(const struct bd_an *a, const struct ls_probe_result *r,
 	printf("\nprocessing by stage and CPU (one-way us per sample; each instant counted once):\n");
 	printf("  %-10s %4s %-13s %10s %10s %8s %10s\n", "host", "cpu", "stage", "mean", "tail mean",
 	       "samples", "max");
-	for (int h = 0; h < 2; h++) {
-		if (!a->attr_ok[h])
-			continue;
+	for (int h = 0; h < 2 && a->attr_ok; h++) {
 		for (unsigned int cpu = 0; cpu < LS_MAX_CPUS; cpu++) {
 			for (unsigned int st = 0; st < LS_NR_STAGES; st++) {
-				const struct ls_attr_cell *cell =
-					&a->attr[h].cells[cpu * LS_NR_STAGES + st];
+				const struct ls_attr_cell *cell = cell_of(a, h, cpu, st);
 
 				if (!cell->total_ns)
 					continue;
@@ -1563,11 +1638,14 @@ static void print_json(FILE *fp, const struct bd_an *a, const struct ls_probe_re
 
 	ls_json_obj_open(&j, "floor");
 	ls_json_dbl(&j, "ns", sp->floor_ns);
+	ls_json_dbl(&j, "residual_p50_ns", sp->residual_p50_ns);
 	ls_json_str(&j, "source", base->have ? "baseline" : "inferred");
 	ls_json_dbl(&j, "quantile", c->floor_q);
 	ls_json_str(&j, "assumption", floor_assumption);
 	ls_json_obj_close(&j);
 	ls_json_u64(&j, "clamped", sp->clamped);
+	ls_json_u64(&j, "preempt_slack_ns", c->preempt_slack_ns);
+	ls_json_u64(&j, "preempt_ignored", a->preempt_dropped);
 
 	json_dist(&j, "total", &sp->sum_total, a->total, a->n);
 	ls_json_obj_open(&j, "parts");
@@ -1592,13 +1670,10 @@ static void print_json(FILE *fp, const struct bd_an *a, const struct ls_probe_re
 	ls_json_obj_close(&j);
 
 	ls_json_arr_open(&j, "stages");
-	for (int h = 0; h < 2; h++) {
-		if (!a->attr_ok[h])
-			continue;
+	for (int h = 0; h < 2 && a->attr_ok; h++) {
 		for (unsigned int cpu = 0; cpu < LS_MAX_CPUS; cpu++) {
 			for (unsigned int st = 0; st < LS_NR_STAGES; st++) {
-				const struct ls_attr_cell *cell =
-					&a->attr[h].cells[cpu * LS_NR_STAGES + st];
+				const struct ls_attr_cell *cell = cell_of(a, h, cpu, st);
 
 				if (!cell->total_ns)
 					continue;
@@ -1678,14 +1753,14 @@ static void print_json(FILE *fp, const struct bd_an *a, const struct ls_probe_re
 static void write_samples(FILE *fp, const struct bd_an *a, const struct ls_probe_run *run)
 {
 	fprintf(fp, "index,start_ns,end_ns,total_ns,transmission_ns,queuing_ns,processing_ns,"
-		"kernel_ns,base_ns,kernel_prober_window_ns,kernel_responder_window_ns,tail\n");
+		"kernel_ns,base_ns,kernel_rtt_window_ns,tail\n");
 	for (size_t i = 0; i < a->n; i++)
-		fprintf(fp, "%zu,%llu,%llu,%.1f,%.3f,%.3f,%.3f,%.3f,%.3f,%.0f,%.0f,%u\n", i,
+		fprintf(fp, "%zu,%llu,%llu,%.1f,%.3f,%.3f,%.3f,%.3f,%.3f,%.0f,%u\n", i,
 			(unsigned long long)run->samples[i].start_ns,
 			(unsigned long long)run->samples[i].end_ns, a->total[i],
 			a->sp.part[LS_PART_TRANSMISSION][i], a->sp.part[LS_PART_QUEUING][i],
 			a->sp.part[LS_PART_PROCESSING][i], a->sp.kernel[i], a->sp.base[i],
-			a->kern_host[0][i], a->kern_host[1][i], a->tail[i]);
+			a->kern_rtt[i], a->tail[i]);
 }
 
 /* Escape a Prometheus label value (backslash, quote, newline). */
@@ -1941,6 +2016,7 @@ int cmd_breakdown(int argc, char **argv)
 	c.sw = LS_SWITCH_SF;
 	c.floor_q = 0.05;
 	c.tail_frac = 0.01;
+	c.preempt_slack_ns = 200000;
 	ls_thresholds_default(&c.thr);
 	rc = parse(&c, argc, argv, &help);
 	if (rc)

@@ -85,7 +85,7 @@ int ls_attr_init(struct ls_attr *a, const struct ls_attr_cfg *cfg,
 			return ls_errf(err, "attribution: window %zu ends before it starts", i);
 	}
 	a->kernel_ns = calloc(cfg->n ? cfg->n : 1, sizeof(*a->kernel_ns));
-	a->cells = calloc((size_t)LS_MAX_CPUS * LS_NR_STAGES, sizeof(*a->cells));
+	a->cells = calloc((size_t)LS_ATTR_MAX_CPUS * LS_NR_STAGES, sizeof(*a->cells));
 	a->cap = 256;
 	a->act = malloc(a->cap * sizeof(*a->act));
 	a->evcap = 512;
@@ -246,7 +246,7 @@ int ls_attr_push(struct ls_attr *a, const struct ls_record *r,
 			       (unsigned long long)a->last_start);
 	a->last_start = r->start_ns;
 	a->pushed++;
-	if (r->cpu >= LS_MAX_CPUS || r->stage >= LS_NR_STAGES ||
+	if (r->cpu >= LS_ATTR_MAX_CPUS || r->stage >= LS_NR_STAGES ||
 	    !(c->cpumask[r->cpu / 64] & (1ull << (r->cpu % 64))) ||
 	    !(c->stage_mask & (1u << r->stage)) || r->end_ns <= r->start_ns) {
 		a->ignored++;
@@ -392,14 +392,18 @@ int ls_split_compute(const struct ls_split_in *in, struct ls_split_out *out,
 		goto cleanup;
 	}
 	out->hw_host = in->host_ns != NULL;
+	if (n) {
+		for (size_t i = 0; i < n; i++)
+			scratch[i] = in->total_ns[i] - T -
+				     (out->hw_host ? in->host_ns[i] : in->kernel_ns[i]);
+		ls_sort_doubles(scratch, n);
+		out->residual_p50_ns = ls_quantile_sorted(scratch, n, 0.5);
+	}
 	if (out->hw_host) {
 		B = 0;
 	} else if (in->fixed_floor) {
 		B = in->floor_ns;
 	} else if (n) {
-		for (size_t i = 0; i < n; i++)
-			scratch[i] = in->total_ns[i] - T - in->kernel_ns[i];
-		ls_sort_doubles(scratch, n);
 		B = ls_quantile_sorted(scratch, n, in->floor_q);
 		if (B < 0)
 			B = 0;

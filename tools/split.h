@@ -33,7 +33,15 @@
 #include "stats.h"
 #include "util.h"
 
-/* One sample's window on one host, in that host's CLOCK_MONOTONIC. */
+/*
+ * CPU ids the attribution accepts: a second host's records are passed with
+ * their CPU offset by LS_MAX_CPUS (after moving them into the first host's
+ * clock), so both hosts' kernel time is one union per sample.
+ */
+#define LS_ATTR_MAX_CPUS	(2 * LS_MAX_CPUS)
+#define LS_ATTR_MASK_WORDS	(LS_ATTR_MAX_CPUS / 64)
+
+/* One sample's window, in CLOCK_MONOTONIC of the host whose records are pushed. */
 struct ls_window {
 	uint64_t start_ns;
 	uint64_t end_ns;
@@ -51,7 +59,7 @@ struct ls_attr_cfg {
 	const struct ls_window *win;	/* sorted by start_ns */
 	size_t n;
 	const uint8_t *tail;		/* optional: 1 = window is in the tail */
-	uint64_t cpumask[LS_CPUMASK_WORDS];	/* relevant CPUs */
+	uint64_t cpumask[LS_ATTR_MASK_WORDS];	/* relevant CPUs */
 	uint32_t stage_mask;		/* counted stages (1 << LS_STAGE_x) */
 };
 
@@ -64,7 +72,7 @@ struct ls_attr_rec {
 struct ls_attr {
 	struct ls_attr_cfg cfg;
 	uint64_t *kernel_ns;		/* [n]: union per window (output) */
-	struct ls_attr_cell *cells;	/* [LS_MAX_CPUS * LS_NR_STAGES] */
+	struct ls_attr_cell *cells;	/* [LS_ATTR_MAX_CPUS * LS_NR_STAGES] */
 	size_t next;			/* first unfinished window */
 	uint64_t last_start;		/* order check */
 	struct ls_attr_rec *act;	/* records that may overlap next.. */
@@ -130,6 +138,7 @@ struct ls_split_out {
 	double *base;			/* per sample: floor share of processing */
 	double *kernel;			/* per sample: kernel share of processing */
 	double floor_ns;		/* B */
+	double residual_p50_ns;		/* p50 of total - T - kernel (or - host) */
 	bool floor_inferred;		/* B came from this run's residuals */
 	bool hw_host;			/* processing measured from HW stamps */
 	size_t clamped;			/* samples where T + kernel > total */

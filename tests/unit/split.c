@@ -119,6 +119,32 @@ TEST(two_cpus_at_once_count_once)
 	ls_attr_free(&a);
 }
 
+TEST(second_host_cpus_offset)
+{
+	/* the responder's CPU 1 arrives as LS_MAX_CPUS + 1; overlapping time counts once */
+	struct ls_window w[] = { { 0, 1000 } };
+	struct ls_attr_cfg cfg = { .win = w, .n = 1, .stage_mask = LS_ATTR_ALL_STAGES };
+	struct ls_record r[] = {
+		rec(100, 200, 0, LS_STAGE_SOFTIRQ_RUN),
+		rec(150, 400, LS_MAX_CPUS + 1, LS_STAGE_PREEMPT),
+		rec(500, 600, LS_MAX_CPUS + 2, LS_STAGE_HARDIRQ),	/* not relevant */
+	};
+	struct ls_attr a;
+	struct ls_err e;
+
+	cfg.cpumask[0] = 1;
+	cfg.cpumask[(LS_MAX_CPUS + 1) / 64] |= 1ull << ((LS_MAX_CPUS + 1) % 64);
+	ASSERT_EQ(0, ls_attr_init(&a, &cfg, &e));
+	for (int i = 0; i < 3; i++)
+		ASSERT_EQ(0, ls_attr_push(&a, &r[i], &e));
+	ls_attr_finish(&a);
+	EXPECT_EQ(300, a.kernel_ns[0]);
+	EXPECT_EQ(100, ls_attr_cell(&a, 0, LS_STAGE_SOFTIRQ_RUN)->total_ns);
+	EXPECT_EQ(200, ls_attr_cell(&a, LS_MAX_CPUS + 1, LS_STAGE_PREEMPT)->total_ns);
+	EXPECT_EQ(1, a.ignored);
+	ls_attr_free(&a);
+}
+
 TEST(out_of_order_records_rejected)
 {
 	struct ls_window w[] = { { 0, 1000 } };
@@ -215,6 +241,7 @@ TEST(base_floor_and_queuing)
 	/* residual = 900 + i (sample 50: 920): floor at the minimum = 900 */
 	EXPECT_TRUE(o.floor_inferred);
 	EXPECT_TRUE(NEAR(o.floor_ns, 900));
+	EXPECT_TRUE(NEAR(o.residual_p50_ns, 948));	/* 50th of 900..999 with 950 replaced by 920 */
 	EXPECT_TRUE(NEAR(o.part[LS_PART_QUEUING][10], 10));
 	EXPECT_TRUE(NEAR(o.part[LS_PART_QUEUING][50], 20));
 	EXPECT_TRUE(NEAR(o.part[LS_PART_PROCESSING][50], 930));
