@@ -233,7 +233,7 @@ static void compute_warnings(struct irq_state *st, const struct irq_opts *o)
 	uint64_t served[LS_CPUMASK_WORDS] = { 0 }, def[LS_CPUMASK_WORDS];
 	char buf[256], list[512];
 	bool by_hand = false;
-	unsigned int online = st->nr_cpus;
+	unsigned int online = st->nr_cpus, active = 0;
 
 	st->nr_warn = 0;
 	if (ls_read_text("/proc/irq/default_smp_affinity", buf, sizeof(buf), NULL))
@@ -255,6 +255,8 @@ static void compute_warnings(struct irq_state *st, const struct irq_opts *o)
 					here[id / 64] |= 1ull << (id % 64);
 					served[id / 64] |= 1ull << (id % 64);
 				}
+		if (mask_weight(here))
+			active++;
 		if (ls_irq_affinity(irq, mask, eff, &err))
 			continue;
 		if (mask_weight(mask) < online)
@@ -287,11 +289,12 @@ static void compute_warnings(struct irq_state *st, const struct irq_opts *o)
 			}
 		}
 	}
-	if (online > 1 && mask_weight(served) == 1) {
+	/* Only a NIC with several busy IRQs (queues) has anything to spread. */
+	if (online > 1 && active > 1 && mask_weight(served) == 1) {
 		ls_format_cpulist(served, LS_MAX_CPUS, list, sizeof(list));
 		add_warn(st, "all-irqs-one-cpu",
-			 "all NIC interrupts in this interval were served by CPU %s of %u",
-			 list, online);
+			 "all %u busy NIC IRQs were served by CPU %s of %u in this interval",
+			 active, list, online);
 	}
 	if (by_hand && process_running("irqbalance"))
 		add_warn(st, "irqbalance-running",
