@@ -56,12 +56,20 @@ static const char *const softirq_names[LS_NR_SOFTIRQS] = {
 };
 
 static volatile sig_atomic_t record_stop;
+static volatile sig_atomic_t record_reset;
 
 /* SIGINT/SIGTERM: end the window. */
 static void on_signal(int sig)
 {
 	(void)sig;
 	record_stop = 1;
+}
+
+/* SIGUSR1: zero the histograms and restart the window (skip a warm-up). */
+static void on_reset(int sig)
+{
+	(void)sig;
+	record_reset = 1;
 }
 
 /* SIGCHLD: only interrupts the wait, so the command's exit ends the window at once. */
@@ -93,8 +101,9 @@ static void usage(FILE *fp)
 		"  -v, --verbose        print the backend's loader and verifier messages\n"
 		"  -h, --help           this text\n"
 		"\n"
-		"Without -D or COMMAND the window ends on SIGINT/SIGTERM. Exit status: 0 ok,\n"
-		"1 COMMAND failed, 2 usage error or the backend could not run.\n",
+		"Without -D or COMMAND the window ends on SIGINT/SIGTERM; SIGUSR1 zeroes the\n"
+		"histograms and restarts the window (to leave a warm-up out). Exit status:\n"
+		"0 ok, 1 COMMAND failed, 2 usage error or the backend could not run.\n",
 		RECORD_DEFAULT_RING_KIB);
 }
 
@@ -669,9 +678,13 @@ int cmd_record(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sa.sa_handler = on_child;
 	sigaction(SIGCHLD, &sa, NULL);
+	sa.sa_handler = on_reset;
+	sigaction(SIGUSR1, &sa, NULL);
 
 	if (ops->open(&b, &o.cfg, &err))
 		goto fail;
+	if (o.cfg.verbose)
+		ls_warn("record: %s backend attached", ops->name);
 	t0 = ls_now_ns();
 	if (o.cmd) {
 		child = spawn(o.cmd, &err);
@@ -689,6 +702,12 @@ int cmd_record(int argc, char **argv)
 				break;
 			if (t0 + o.duration_ns - now < (uint64_t)wait_ms * 1000000)
 				wait_ms = (int)((t0 + o.duration_ns - now) / 1000000) + 1;
+		}
+		if (record_reset) {
+			record_reset = 0;
+			if (ops->reset(b, &err))
+				goto fail;
+			t0 = ls_now_ns();
 		}
 		if (child > 0) {
 			pid_t w = waitpid(child, &status, WNOHANG);

@@ -1,0 +1,60 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The two kernel backends against each other: latsplit.ko and the eBPF
+# programs attached at the same time to the same traffic (ping flood node0
+# -> node1) report equal per-IRQ per-CPU hardirq counts for node0's eth0
+# IRQs, and hardirq time sums within 10 %. Both windows start and end on a
+# quiet wire, so the counts match up to 2 per counter (a stray ARP/ND
+# packet at an edge).
+# lab-kernels: all
+# lab-smp: 1
+. "$(dirname "$0")/../lib.sh"
+
+BIN=${LS_EBPF_BIN:-$LS_BIN}
+[ -x "$BIN" ] || skip_all "$BIN not built (make tools)"
+KO=${LS_KMOD_KO:-$LS_TOP/build/kmod/$(lab_kver)/kmod/latsplit.ko}
+[ -r "$KO" ] || { echo "Bail out! $KO missing: run 'make modules-all' on the host"; exit 1; }
+SH=$(lab_shared) || skip_all "no lab shared directory (LAB_NAME=${LAB_NAME:-unset})"
+W=$SH/cross-backends.$$
+mkdir -p "$W"
+cleanup() {
+	lab_exec 0 "pkill -x ping; ! grep -q '^latsplit ' /proc/modules || rmmod latsplit" >/dev/null 2>&1
+	rm -rf "$W"
+}
+trap cleanup EXIT
+
+plan_none
+kver=$(lab_kver)
+irqs=$(lab_exec 0 "ls /sys/class/net/eth0/device/../msi_irqs 2>/dev/null | sort -n | paste -sd, -")
+[ -n "$irqs" ] || { not_ok "node0: find eth0's MSI IRQs"; done_testing; }
+check "$kver: insmod latsplit.ko" lab_exec 0 "rmmod latsplit 2>/dev/null; insmod $KO"
+
+# Both run until SIGINT; a warm-up ping with both attached first (the
+# emulator translates each new code path on its first run, which would
+# inflate the first samples), then SIGUSR1 zeroes both on a quiet wire.
+cat > "$W/run.sh" <<EOF
+$BIN record --backend kmod --irq $irqs --json > $W/kmod.json 2> $W/kmod.err & k=\$!
+$BIN record --backend ebpf --irq $irqs --json > $W/ebpf.json 2> $W/ebpf.err & e=\$!
+sleep 8
+ping -q -c 100 -i 0.01 192.0.2.2 > /dev/null; sleep 1
+kill -USR1 \$k \$e; sleep 1
+ping -f -q -c 1000 -W 2 192.0.2.2 > /dev/null; sleep 1
+kill -INT \$k \$e
+wait \$k || exit 1
+wait \$e || exit 1
+EOF
+if lab_exec_t 300 0 "sh $W/run.sh"; then
+	ok "$kver: both backends attached at once over a ping flood"
+else
+	not_ok "$kver: both backends attached at once over a ping flood" \
+		"$(cat "$W/kmod.err" "$W/ebpf.err" 2>/dev/null)"
+fi
+if out=$(python3 "$LS_TOP/tests/lab/ebpf-check.py" cross "$W" "$irqs" 2>&1); then
+	ok "$kver: equal per-IRQ per-CPU hardirq counts, time sums within 10 %"
+	diag "$out"
+else
+	not_ok "$kver: equal per-IRQ per-CPU hardirq counts, time sums within 10 %" "$out"
+fi
+check "$kver: rmmod latsplit" lab_exec 0 "rmmod latsplit"
+check "$kver: dmesg has no warnings" dmesg_clean 0
+done_testing
