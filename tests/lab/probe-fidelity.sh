@@ -29,7 +29,7 @@ trap cleanup EXIT
 # server CMD: start CMD on node1 in the background, pid in $W/srv.pid.
 server() {
 	rm -f "$W/srv.pid" "$W/srv.log"
-	lab_bg 1 "$* > $W/srv.log 2>&1 & echo \$! > $W/srv.pid; wait"
+	lab_bg 1 "$* > $W/srv.log 2>&1 & echo \$! > $W/srv.pid; wait" >/dev/null
 	for _ in $(seq 25); do [ -s "$W/srv.pid" ] && break; sleep 0.2; done
 }
 
