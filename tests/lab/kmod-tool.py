@@ -15,6 +15,8 @@ TAP.
   kmod-tool.py records DIR REC [--tasks P,..] [--expect-nodrops] [--rt yes|no]
   kmod-tool.py hist FILE                 summary of a hist file (JSON)
   kmod-tool.py poll-check                poll()/read() semantics of `records`
+  kmod-tool.py bad-inputs NIC_IRQ        malformed control writes are refused
+  kmod-tool.py concurrent WRITERS ROUNDS racing control writers
   kmod-tool.py write TEXT                write TEXT to control, print errno name
 """
 import bisect
@@ -114,7 +116,10 @@ def read_proc_softirqs(path):
 
 def control(text):
     """Write text to the control file in one write(); returns errno or 0."""
-    fd = os.open(D + "/control", os.O_WRONLY)
+    try:
+        fd = os.open(D + "/control", os.O_WRONLY)
+    except OSError as e:
+        return e.errno
     try:
         os.write(fd, text.encode() if isinstance(text, str) else text)
         return 0
@@ -285,9 +290,10 @@ def cmd_records(d, rec_path, tasks, expect_nodrops, rt):
     result(hist_total == h["records"] + h["drops"],
            "every histogram event was written or dropped (%d == %d + %d)"
            % (hist_total, h["records"], h["drops"]), "mismatch")
-    for (cpu, slot), v in hist.items():
-        result(sum(v[3]) == v[0], "hist cpu %d slot %d: buckets sum to count" % (cpu, slot),
-               "buckets %d count %d" % (sum(v[3]), v[0]))
+    badb = ["cpu %d slot %d: buckets %d count %d" % (k[0], k[1], sum(v[3]), v[0])
+            for k, v in sorted(hist.items()) if sum(v[3]) != v[0]]
+    result(not badb, "every histogram's buckets sum to its count (%d histograms)" % len(hist),
+           "; ".join(badb[:5]))
     if expect_nodrops:
         result(h["drops"] == 0, "no drops with a large ring and a reader", "%d drops" % h["drops"])
     if h["drops"] == 0:
@@ -419,6 +425,93 @@ def cmd_poll_check():
     os.close(fd)
 
 
+def read_config():
+    """The config file's text."""
+    with open(D + "/config") as f:
+        return f.read()
+
+
+def cmd_bad_inputs(nic_irq):
+    """Every malformed control write is refused with its errno; nothing changes."""
+    live = read_proc_interrupts("/proc/interrupts")
+    unused = next(i for i in range(1, 1000) if i not in live)
+    ncpu = os.cpu_count()
+    cases = [
+        (b"irqs 99999", errno.EINVAL), (b"irqs 5000000000", errno.EINVAL),
+        (b"irqs -1", errno.EINVAL), (b"irqs abc", errno.EINVAL),
+        (b"irqs ", errno.EINVAL), (b"irqs", errno.EINVAL), (b"irqs 1,,2", errno.EINVAL),
+        (b"irqs %d" % unused, errno.EINVAL),
+        (b"irqs %d,%d" % (nic_irq, nic_irq), errno.EINVAL),
+        (b"irqs " + b",".join(b"%d" % i for i in range(33)), errno.EINVAL),
+        (b"cpus %d" % ncpu, errno.EINVAL), (b"cpus 300", errno.EINVAL),
+        (b"cpus 0-", errno.EINVAL), (b"cpus abc", errno.EINVAL), (b"cpus ", errno.EINVAL),
+        (b"cpus 0-9999", errno.EINVAL),
+        (b"tasks 999999", errno.EINVAL), (b"tasks 0", errno.EINVAL),
+        (b"tasks abc", errno.EINVAL), (b"tasks 1,1", errno.EINVAL),
+        (b"tasks " + b",".join(b"1" for _ in range(17)), errno.EINVAL),
+        (b"ring 65537", errno.EINVAL), (b"ring -1", errno.EINVAL), (b"ring x", errno.EINVAL),
+        (b"ring", errno.EINVAL), (b"enable now", errno.EINVAL), (b"reset 1", errno.EINVAL),
+        (b"frobnicate", errno.EINVAL), (b"\x00", errno.EINVAL),
+        (b"irqs %d\x00cpus 0" % nic_irq, errno.EINVAL),
+        (b"\xff\xfe\x01garbage", errno.EINVAL), (b"", errno.EINVAL),
+        (b"x" * 5000, errno.E2BIG), (b"cpus 0\n" * 1000, errno.E2BIG),
+        (b"cpus 0\nring 8\nirqs 99999\nenable\n", errno.EINVAL),
+    ]
+    before = read_config()
+    for text, want in cases:
+        e = control(text)
+        shown = repr(text if len(text) < 40 else text[:30] + b"...")
+        after = read_config()
+        result(e == want and after == before,
+               "control %s refused with %s, config unchanged"
+               % (shown, errno.errorcode[want]),
+               "got %s; config %s" % (errno.errorcode.get(e, "OK"),
+                                       "unchanged" if after == before else "CHANGED:\n" + after))
+
+
+def cmd_concurrent(writers, rounds):
+    """Writers race on control: each write is applied whole or refused with EBUSY."""
+    r, w = os.pipe()
+    pids = []
+    for k in range(writers):
+        pid = os.fork()
+        if pid == 0:
+            os.close(r)
+            errs = {}
+            for i in range(rounds):
+                a = (k + i) % 2
+                e = control(b"cpus %d\nring %d\n" % (a, 4 + 4 * a))
+                errs[e] = errs.get(e, 0) + 1
+                c = read_config()
+                ok = ("cpus 0\n" in c and "ring_kib 4\n" in c) or \
+                     ("cpus 1\n" in c and "ring_kib 8\n" in c)
+                if not ok:
+                    errs[-1] = errs.get(-1, 0) + 1
+            os.write(w, (json.dumps(errs) + "\n").encode())
+            os._exit(0)
+        pids.append(pid)
+    os.close(w)
+    data = b""
+    while True:
+        b = os.read(r, 4096)
+        if not b:
+            break
+        data += b
+    for pid in pids:
+        os.waitpid(pid, 0)
+    tot = {}
+    for line in data.decode().splitlines():
+        for k, v in json.loads(line).items():
+            tot[int(k)] = tot.get(int(k), 0) + v
+    result(set(tot) <= {0, errno.EBUSY},
+           "concurrent writers: only success or EBUSY", str(tot))
+    result(tot.get(errno.EBUSY, 0) > 0 and tot.get(0, 0) > 0,
+           "concurrent writers: some writes collided (EBUSY %d, ok %d)"
+           % (tot.get(errno.EBUSY, 0), tot.get(0, 0)), str(tot))
+    result(tot.get(-1, 0) == 0, "concurrent writers: config always whole (cpus and ring agree)",
+           "%d torn reads" % tot.get(-1, 0))
+
+
 def cmd_hist(path):
     """Print a JSON summary of a hist file."""
     h, hist = read_hist(path)
@@ -453,6 +546,10 @@ def main(argv):
         cmd_hist(args[0])
     elif cmd == "poll-check":
         cmd_poll_check()
+    elif cmd == "bad-inputs":
+        cmd_bad_inputs(int(args[0]))
+    elif cmd == "concurrent":
+        cmd_concurrent(int(args[0]), int(args[1]))
     elif cmd == "write":
         e = control(args[0].encode().decode("unicode_escape"))
         print(errno.errorcode[e] if e else "OK")
