@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 """Checks for tests/lab/ebpf-*.sh and cross-backends.sh (not a test itself).
 
-  ebpf-check.py oracle DIR IRQS     record JSON (DIR/rec.json) vs /proc deltas
-                                    (DIR/irq.a, irq.b, sirq.a, sirq.b)
+  ebpf-check.py oracle DIR IRQS [rt]
+                                    record JSON (DIR/rec.json) vs /proc deltas
+                                    (DIR/irq.a, irq.b, sirq.a, sirq.b); with rt
+                                    (PREEMPT_RT guest) also: every IRQ_THREAD
+                                    count is 80-100 % of its hardirq count
   ebpf-check.py cross DIR IRQS      DIR/ebpf.json vs DIR/kmod.json: equal
                                     per-IRQ per-CPU counts (+-2 for a stray
                                     packet at an edge), hardirq time sums
@@ -50,7 +53,7 @@ def within(got, want):
     return got - want <= 10 + 0.002 * want and want - got <= 2 + 0.001 * want
 
 
-def oracle(d, irqs):
+def oracle(d, irqs, rt=False):
     rec = slots(json.load(open(d + "/rec.json")))
     a, ncpu = proc_irqs(d + "/irq.a")
     b, _ = proc_irqs(d + "/irq.b")
@@ -64,6 +67,14 @@ def oracle(d, irqs):
             bad += not ok
             print("hardirq irq %d cpu%d: record %d, /proc/interrupts delta %d%s"
                   % (irq, cpu, got, want, "" if ok else "  <-- outside tolerance"))
+            if rt and got:
+                # Forced-threaded IRQs: each hardirq wakes the thread; two
+                # before the thread runs make one IRQ_THREAD instance.
+                th = rec.get((cpu, "irq_thread", irq), {}).get("count", 0)
+                ok = 0.8 * got <= th <= got
+                bad += not ok
+                print("irq_thread irq %d cpu%d: %d for %d hardirqs%s"
+                      % (irq, cpu, th, got, "" if ok else "  <-- not 80-100 %"))
     for vec, num in (("NET_RX", 3), ("NET_TX", 2)):
         sa = proc_softirqs(d + "/sirq.a", vec)
         sb = proc_softirqs(d + "/sirq.b", vec)
@@ -111,11 +122,14 @@ def cross(d, irqs):
 
 
 def main():
-    if len(sys.argv) != 4 or sys.argv[1] not in ("oracle", "cross"):
+    if len(sys.argv) not in (4, 5) or sys.argv[1] not in ("oracle", "cross"):
         print(__doc__)
         return 2
     irqs = [int(x) for x in sys.argv[3].split(",") if x]
-    bad = (oracle if sys.argv[1] == "oracle" else cross)(sys.argv[2], irqs)
+    if sys.argv[1] == "oracle":
+        bad = oracle(sys.argv[2], irqs, len(sys.argv) == 5 and sys.argv[4] == "rt")
+    else:
+        bad = cross(sys.argv[2], irqs)
     return 1 if bad else 0
 
 
