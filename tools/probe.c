@@ -993,7 +993,8 @@ static int wait_wc(struct probe *p, bool want_send, uint64_t want_idx, uint64_t 
 
 			if (now > deadline)
 				return timed_out(p, "completion event", iter, err);
-			r = poll(pfd, 2, (int)((deadline - now) / 1000000 + 1));
+			r = poll(pfd, 2, (deadline - now) / 1000000 >= 1000 ? 1000 :
+				 (int)((deadline - now) / 1000000 + 1));
 			if (r < 0 && errno != EINTR)
 				return ls_errnof(err, errno, "wait for completion event");
 			if (r > 0 && (pfd[1].revents & (POLLIN | POLLHUP | POLLERR))) {
@@ -1697,6 +1698,7 @@ int ls_probe_run_server(const struct ls_probe_opts *o, struct ls_probe_result *r
 {
 	struct probe p = { .o = o, .r = r, .prober = false, .oob = { .fd = -1 } };
 	int lfd = -1, rc = -1;
+	unsigned int served = 0;
 
 	result_init(r, o, false);
 	if (ls_probe_opts_check(o, false, err) || pin_cpu(o, r, err))
@@ -1714,6 +1716,12 @@ int ls_probe_run_server(const struct ls_probe_opts *o, struct ls_probe_result *r
 		struct ls_err se = { "" };
 
 		if (ls_oob_accept_conn(lfd, o->listen_timeout_ns, &p.oob, err)) {
+			if (served) {	/* --forever: a quiet spell after sessions ends cleanly */
+				note(&p, "no prober within %.3g s after %u session%s, exiting",
+				     (double)o->listen_timeout_ns / 1e9, served,
+				     served == 1 ? "" : "s");
+				break;
+			}
 			ls_err_wrap(err, "no prober within %.3g s",
 				    (double)o->listen_timeout_ns / 1e9);
 			goto out;
@@ -1743,6 +1751,7 @@ int ls_probe_run_server(const struct ls_probe_opts *o, struct ls_probe_result *r
 			goto out;
 		if (!rc && !o->serve_forever)
 			break;
+		served += !rc;
 		rc = -1;
 	}
 	rc = 0;

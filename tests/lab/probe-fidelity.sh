@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Fidelity against perftest: latsplit probe (A) and ib_write_lat (B)
-# alternated A B A B ... (ROUNDS each, same size, iterations and QP timeout)
+# alternated A B A B ... (5 rounds each by default, same size, iterations, QP timeout)
 # between the lab nodes. The ratio of the medians of their typical one-way
 # latency (latsplit p50 of RTT/2, perftest t_typical) must lie within
 # [0.8, 1.25] under emulation; the figures are printed as diagnostics.
@@ -11,7 +11,7 @@
 B=$LS_BIN
 N=${PROBE_FIDELITY_ITERS:-400}
 SIZE=4
-ROUNDS=${PROBE_FIDELITY_ROUNDS:-3}
+ROUNDS=${PROBE_FIDELITY_ROUNDS:-5}
 PORT=19631
 PPORT=18531
 SH=$(lab_shared)
@@ -19,6 +19,7 @@ W=$SH/probe-fidelity.$$
 mkdir -p "$W"
 command -v ib_write_lat >/dev/null || skip_all "perftest (ib_write_lat) is not installed"
 plan_none
+lab_exec 0 "echo 3 > /proc/sys/vm/drop_caches"; lab_exec 1 "echo 3 > /proc/sys/vm/drop_caches"
 
 cleanup() {
 	[ -s "$W/srv.pid" ] && lab_exec 1 "kill $(cat "$W/srv.pid") 2>/dev/null; true"
