@@ -116,8 +116,9 @@ static int parse_args(int argc, char **argv, struct compare_opts *o, struct ls_e
 }
 
 /*
- * p50/p99 of a series: from its samples when it has them, else its summary.
- * An empty samples_ns (no events in that run) gives NAN percentiles.
+ * p50/p99 of a series: from its samples when it has them (returned sorted
+ * in *v), else its summary. An empty samples_ns (no events in that run)
+ * gives NAN percentiles.
  */
 static int percentiles(const struct ls_series *s, double **v, size_t *n, double *p50,
 		       double *p99, bool *empty, struct ls_err *err)
@@ -131,15 +132,9 @@ static int percentiles(const struct ls_series *s, double **v, size_t *n, double 
 		return 0;
 	}
 	if (*n) {
-		double *sorted = malloc(*n * sizeof(double));
-
-		if (!sorted)
-			return ls_errf(err, "out of memory");
-		memcpy(sorted, *v, *n * sizeof(double));
-		ls_sort_doubles(sorted, *n);
-		*p50 = ls_quantile_sorted(sorted, *n, 0.50);
-		*p99 = ls_quantile_sorted(sorted, *n, TAIL_Q);
-		free(sorted);
+		ls_sort_doubles(*v, *n);
+		*p50 = ls_quantile_sorted(*v, *n, 0.50);
+		*p99 = ls_quantile_sorted(*v, *n, TAIL_Q);
 	} else {
 		*p50 = s->p50_ns;
 		*p99 = s->p99_ns;
@@ -185,8 +180,8 @@ static int build_rows(const struct compare_opts *o, const struct ls_series_set *
 		r->na = na;
 		r->nb = nb;
 		if (va && vb) {
-			if (ls_mann_whitney(va, na, vb, nb, &r->mwu, err) ||
-			    ls_quantile_test(va, na, vb, nb, TAIL_Q, &r->qt, err)) {
+			if (ls_mann_whitney_sorted(va, na, vb, nb, &r->mwu, err) ||
+			    ls_quantile_test_sorted(va, na, vb, nb, TAIL_Q, &r->qt, err)) {
 				ls_err_wrap(err, "%s", r->name);
 				free(va);
 				free(vb);

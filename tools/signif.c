@@ -8,19 +8,6 @@
 
 #include "stats.h"
 
-struct tagged {
-	double v;
-	int from_b;
-};
-
-/* Order tagged values by value. */
-static int cmp_tagged(const void *x, const void *y)
-{
-	double a = ((const struct tagged *)x)->v, b = ((const struct tagged *)y)->v;
-
-	return (a > b) - (a < b);
-}
-
 /* Reject empty or non-finite samples. */
 static int check_samples(const double *v, size_t n, const char *which,
 			 struct ls_err *err)
@@ -34,41 +21,49 @@ static int check_samples(const double *v, size_t n, const char *which,
 	return 0;
 }
 
-/* Mann-Whitney U of B against A, normal approximation with tie correction. */
-int ls_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
-		    struct ls_mwu *r, struct ls_err *err)
+/* Sorted copy of v (caller frees), or NULL. */
+static double *sorted_copy(const double *v, size_t n)
 {
-	size_t n = na + nb, i = 0;
-	double rank_b = 0, ties = 0, mean, var, d;
-	struct tagged *t;
+	double *c = malloc((n ? n : 1) * sizeof(*c));
+
+	if (!c)
+		return NULL;
+	memcpy(c, v, n * sizeof(*c));
+	ls_sort_doubles(c, n);
+	return c;
+}
+
+/*
+ * Mann-Whitney U of B against A, both sorted: one merge pass assigns
+ * mid-ranks to each group of equal values and sums B's ranks and the tie
+ * term sum(t^3 - t).
+ */
+int ls_mann_whitney_sorted(const double *a, size_t na, const double *b, size_t nb,
+			   struct ls_mwu *r, struct ls_err *err)
+{
+	size_t n = na + nb, i = 0, j = 0;
+	double rank_b = 0, ties = 0, pos = 0, mean, var, d;
 
 	memset(r, 0, sizeof(*r));
 	if (check_samples(a, na, "A", err) || check_samples(b, nb, "B", err))
 		return -1;
-	t = malloc(n * sizeof(*t));
-	if (!t)
-		return ls_errf(err, "out of memory for %zu samples", n);
-	for (size_t k = 0; k < na; k++)
-		t[k] = (struct tagged){ a[k], 0 };
-	for (size_t k = 0; k < nb; k++)
-		t[na + k] = (struct tagged){ b[k], 1 };
-	qsort(t, n, sizeof(*t), cmp_tagged);
-	while (i < n) {
-		size_t j = i;
-		double mid, cnt;
+	while (i < na || j < nb) {
+		double v = j >= nb || (i < na && a[i] <= b[j]) ? a[i] : b[j];
+		double ca = 0, cb = 0, t;
 
-		while (j + 1 < n && t[j + 1].v == t[i].v)
-			j++;
-		cnt = (double)(j - i + 1);
-		mid = ((double)i + (double)j) / 2 + 1;	/* ranks are 1-based */
-		for (size_t k = i; k <= j; k++) {
-			if (t[k].from_b)
-				rank_b += mid;
+		while (i < na && a[i] == v) {
+			i++;
+			ca++;
 		}
-		ties += cnt * cnt * cnt - cnt;
-		i = j + 1;
+		while (j < nb && b[j] == v) {
+			j++;
+			cb++;
+		}
+		t = ca + cb;
+		rank_b += cb * (pos + (t + 1) / 2);	/* ranks pos+1 .. pos+t */
+		ties += t * t * t - t;
+		pos += t;
 	}
-	free(t);
 	r->u_b = rank_b - (double)nb * ((double)nb + 1) / 2;
 	r->prob_b_gt_a = r->u_b / ((double)na * (double)nb);
 	mean = (double)na * (double)nb / 2;
@@ -85,6 +80,27 @@ int ls_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
 	if (r->p > 1)
 		r->p = 1;
 	return 0;
+}
+
+/* Mann-Whitney U of B against A, normal approximation with tie correction. */
+int ls_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
+		    struct ls_mwu *r, struct ls_err *err)
+{
+	double *sa = NULL, *sb = NULL;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	if (check_samples(a, na, "A", err) || check_samples(b, nb, "B", err))
+		return -1;
+	sa = sorted_copy(a, na);
+	sb = sorted_copy(b, nb);
+	if (!sa || !sb)
+		ret = ls_errf(err, "out of memory for %zu samples", na + nb);
+	else
+		ret = ls_mann_whitney_sorted(sa, na, sb, nb, r, err);
+	free(sa);
+	free(sb);
+	return ret;
 }
 
 /* log of the hypergeometric probability of x in the table with these margins. */
@@ -115,11 +131,27 @@ double ls_fisher_exact(size_t a, size_t b, size_t c, size_t d)
 	return p > 1 ? 1 : p;
 }
 
-/* Quantile test at q: Fisher exact on the counts above the pooled q-quantile. */
-int ls_quantile_test(const double *a, size_t na, const double *b, size_t nb,
-		     double q, struct ls_qtest *r, struct ls_err *err)
+/* Number of values of sorted v greater than x (binary search). */
+static size_t count_above(const double *v, size_t n, double x)
 {
-	size_t n = na + nb;
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid] <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return n - lo;
+}
+
+/* Quantile test at q on sorted samples: merge, pooled q-quantile, Fisher exact. */
+int ls_quantile_test_sorted(const double *a, size_t na, const double *b, size_t nb,
+			    double q, struct ls_qtest *r, struct ls_err *err)
+{
+	size_t n = na + nb, i = 0, j = 0, k = 0;
 	double *pool;
 
 	memset(r, 0, sizeof(*r));
@@ -130,18 +162,38 @@ int ls_quantile_test(const double *a, size_t na, const double *b, size_t nb,
 	pool = malloc(n * sizeof(*pool));
 	if (!pool)
 		return ls_errf(err, "out of memory for %zu samples", n);
-	memcpy(pool, a, na * sizeof(*a));
-	memcpy(pool + na, b, nb * sizeof(*b));
-	ls_sort_doubles(pool, n);
+	while (i < na || j < nb)
+		pool[k++] = j >= nb || (i < na && a[i] <= b[j]) ? a[i++] : b[j++];
 	r->q = q;
 	r->threshold = ls_quantile_sorted(pool, n, q);
 	free(pool);
-	for (size_t i = 0; i < na; i++)
-		r->a_above += a[i] > r->threshold;
-	for (size_t i = 0; i < nb; i++)
-		r->b_above += b[i] > r->threshold;
+	r->a_above = count_above(a, na, r->threshold);
+	r->b_above = count_above(b, nb, r->threshold);
 	r->p = ls_fisher_exact(r->a_above, na - r->a_above, r->b_above, nb - r->b_above);
 	return 0;
+}
+
+/* Quantile test at q: Fisher exact on the counts above the pooled q-quantile. */
+int ls_quantile_test(const double *a, size_t na, const double *b, size_t nb,
+		     double q, struct ls_qtest *r, struct ls_err *err)
+{
+	double *sa = NULL, *sb = NULL;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	if (!(q > 0 && q < 1))
+		return ls_errf(err, "quantile %g is not in (0, 1)", q);
+	if (check_samples(a, na, "A", err) || check_samples(b, nb, "B", err))
+		return -1;
+	sa = sorted_copy(a, na);
+	sb = sorted_copy(b, nb);
+	if (!sa || !sb)
+		ret = ls_errf(err, "out of memory for %zu samples", na + nb);
+	else
+		ret = ls_quantile_test_sorted(sa, na, sb, nb, q, r, err);
+	free(sa);
+	free(sb);
+	return ret;
 }
 
 /* Holm step-down adjusted p-values. */

@@ -36,6 +36,11 @@ struct ls_qtest {
 	double p;		/* two-sided Fisher exact */
 };
 
+/* The same two tests on samples already sorted ascending: O(n), no copies. */
+int ls_mann_whitney_sorted(const double *a, size_t na, const double *b, size_t nb,
+			   struct ls_mwu *r, struct ls_err *err);
+int ls_quantile_test_sorted(const double *a, size_t na, const double *b, size_t nb,
+			    double q, struct ls_qtest *r, struct ls_err *err);
 /* Mann-Whitney U of B against A (both non-empty, finite). */
 int ls_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
 		    struct ls_mwu *r, struct ls_err *err);
