@@ -29,6 +29,7 @@
 #include "jsonr.h"
 #include "nic.h"
 #include "probe.h"
+#include "prom.h"
 #include "split.h"
 #include "stats.h"
 #include "util.h"
@@ -1763,79 +1764,61 @@ static void write_samples(FILE *fp, const struct bd_an *a, const struct ls_probe
 			a->kern_rtt[i], a->tail[i]);
 }
 
-/* Escape a Prometheus label value (backslash, quote, newline). */
-static void prom_label(FILE *fp, const char *s)
+/* --prom: Prometheus text (tools/prom.h) for node_exporter's textfile collector. */
+static int write_prom(struct ls_prom *pr, const struct bd_an *a, const struct ls_probe_result *r,
+		      const struct ls_bd_host *local, const struct ls_bd_host *peer,
+		      struct ls_err *err)
 {
-	for (; *s; s++) {
-		if (*s == '\\' || *s == '"')
-			fputc('\\', fp);
-		if (*s == '\n') {
-			fputs("\\n", fp);
-			continue;
-		}
-		fputc(*s, fp);
-	}
-}
-
-/* --prom: Prometheus text exposition format for node_exporter's textfile collector. */
-static void write_prom(FILE *fp, const struct bd_an *a, const struct ls_probe_result *r,
-		       const struct ls_bd_host *local, const struct ls_bd_host *peer)
-{
-	static const struct { const char *q; size_t off; } qs[] = {
-		{ "0.5", offsetof(struct ls_summary, p50) },
-		{ "0.99", offsetof(struct ls_summary, p99) },
-		{ "0.999", offsetof(struct ls_summary, p999) },
-	};
 	const struct ls_bd_host *hosts[2] = { local, peer };
 	const struct ls_summary *sums[4] = {
 		&a->sp.sum_total, &a->sp.sum_part[LS_PART_TRANSMISSION],
 		&a->sp.sum_part[LS_PART_QUEUING], &a->sp.sum_part[LS_PART_PROCESSING],
 	};
 	static const char *const names[4] = { "total", "transmission", "queuing", "processing" };
+	struct ls_prom_label l[4] = { { "peer", r->peer } };
 
-	fprintf(fp, "# HELP latsplit_breakdown_seconds One-way RDMA latency by part and quantile.\n"
-		"# TYPE latsplit_breakdown_seconds gauge\n");
+	if (ls_prom_family(pr, "latsplit_breakdown_seconds", LS_PROM_SUMMARY,
+			   "One-way RDMA latency by part (total = transmission + queuing + processing).",
+			   err))
+		return -1;
 	for (int p = 0; p < 4; p++) {
-		for (size_t k = 0; k < ARRAY_SIZE(qs); k++) {
-			fprintf(fp, "latsplit_breakdown_seconds{peer=\"");
-			prom_label(fp, r->peer);
-			fprintf(fp, "\",part=\"%s\",quantile=\"%s\"} %.9g\n", names[p], qs[k].q,
-				*(const double *)((const char *)sums[p] + qs[k].off) * 1e-9);
-		}
+		l[1] = (struct ls_prom_label){ "part", names[p] };
+		if (ls_prom_summary(pr, l, 2, sums[p], err))
+			return -1;
 	}
-	fprintf(fp, "# HELP latsplit_breakdown_max_seconds Largest one-way latency by part.\n"
-		"# TYPE latsplit_breakdown_max_seconds gauge\n");
+	if (ls_prom_family(pr, "latsplit_breakdown_max_seconds", LS_PROM_GAUGE,
+			   "Largest one-way latency by part.", err))
+		return -1;
 	for (int p = 0; p < 4; p++) {
-		fprintf(fp, "latsplit_breakdown_max_seconds{peer=\"");
-		prom_label(fp, r->peer);
-		fprintf(fp, "\",part=\"%s\"} %.9g\n", names[p], sums[p]->max * 1e-9);
+		l[1] = (struct ls_prom_label){ "part", names[p] };
+		if (ls_prom_sample(pr, NULL, l, 2, sums[p]->max * 1e-9, err))
+			return -1;
 	}
-	fprintf(fp, "# HELP latsplit_breakdown_tail_share Share of the slowest samples' excess over p50 by part.\n"
-		"# TYPE latsplit_breakdown_tail_share gauge\n");
+	if (ls_prom_family(pr, "latsplit_breakdown_tail_share", LS_PROM_GAUGE,
+			   "Share of the slowest samples' excess over p50 by part.", err))
+		return -1;
 	for (int p = 0; p < LS_NR_PARTS; p++) {
-		fprintf(fp, "latsplit_breakdown_tail_share{peer=\"");
-		prom_label(fp, r->peer);
-		fprintf(fp, "\",part=\"%s\"} %.6g\n", ls_part_name(p), a->sp.tail_share[p]);
+		l[1] = (struct ls_prom_label){ "part", ls_part_name(p) };
+		if (ls_prom_sample(pr, NULL, l, 2, a->sp.tail_share[p], err))
+			return -1;
 	}
-	fprintf(fp, "# HELP latsplit_breakdown_floor_seconds Base floor of processing (inferred or baseline).\n"
-		"# TYPE latsplit_breakdown_floor_seconds gauge\n");
-	fprintf(fp, "latsplit_breakdown_floor_seconds{peer=\"");
-	prom_label(fp, r->peer);
-	fprintf(fp, "\"} %.9g\n", a->sp.floor_ns * 1e-9);
-	fprintf(fp, "# HELP latsplit_breakdown_samples Samples in the split.\n"
-		"# TYPE latsplit_breakdown_samples gauge\n");
-	fprintf(fp, "latsplit_breakdown_samples{peer=\"");
-	prom_label(fp, r->peer);
-	fprintf(fp, "\"} %zu\n", a->n);
-	fprintf(fp, "# HELP latsplit_breakdown_level Verdict level of p50: 0 below normal, 1 normal, 2 elevated, 3 abnormal, 4 hurts training.\n"
-		"# TYPE latsplit_breakdown_level gauge\n");
-	fprintf(fp, "latsplit_breakdown_level{peer=\"");
-	prom_label(fp, r->peer);
-	fprintf(fp, "\",next_layer=\"%s\",dominant_p50=\"%s\",dominant_tail=\"%s\"} %d\n",
-		ls_layer_name(a->v.next), ls_part_name(a->v.dom_p50), ls_part_name(a->v.dom_tail),
-		(int)a->v.level_p50);
-	fprintf(fp, "# HELP latsplit_breakdown_counter_delta Counters that moved during the run.\n"
-		"# TYPE latsplit_breakdown_counter_delta gauge\n");
+	if (ls_prom_family(pr, "latsplit_breakdown_floor_seconds", LS_PROM_GAUGE,
+			   "Base floor of processing (inferred, or a baseline's median residual).",
+			   err) ||
+	    ls_prom_sample(pr, NULL, l, 1, a->sp.floor_ns * 1e-9, err))
+		return -1;
+	l[1] = (struct ls_prom_label){ "next_layer", ls_layer_name(a->v.next) };
+	l[2] = (struct ls_prom_label){ "dominant_p50", ls_part_name(a->v.dom_p50) };
+	l[3] = (struct ls_prom_label){ "dominant_tail", ls_part_name(a->v.dom_tail) };
+	if (ls_prom_family(pr, "latsplit_breakdown_level", LS_PROM_GAUGE,
+			   "Verdict on p50: 0 below normal, 1 normal, 2 elevated, 3 abnormal, 4 hurts training.",
+			   err) ||
+	    ls_prom_sample(pr, NULL, l, 4, (double)a->v.level_p50, err))
+		return -1;
+	if (ls_prom_family(pr, "latsplit_breakdown_stat_change", LS_PROM_GAUGE,
+			   "NIC/RDMA/qdisc statistics that moved during the run (delta, or level for gauges).",
+			   err))
+		return -1;
 	for (int h = 0; h < 2; h++) {
 		if (!hosts[h])
 			continue;
@@ -1844,23 +1827,24 @@ static void write_prom(FILE *fp, const struct bd_an *a, const struct ls_probe_re
 
 			if (!ls_ctr_moved(d))
 				continue;
-			fprintf(fp, "latsplit_breakdown_counter_delta{peer=\"");
-			prom_label(fp, r->peer);
-			fprintf(fp, "\",host=\"%s\",counter=\"", host_names[h]);
-			prom_label(fp, d->name);
-			fprintf(fp, "\",class=\"%s\"} %lld\n", ls_ctr_class_name(d->cls),
-				(long long)(d->gauge ? (int64_t)d->after : d->delta));
+			l[1] = (struct ls_prom_label){ "host", host_names[h] };
+			l[2] = (struct ls_prom_label){ "stat", d->name };
+			l[3] = (struct ls_prom_label){ "class", ls_ctr_class_name(d->cls) };
+			if (ls_prom_sample(pr, NULL, l, 4,
+					   d->gauge ? (double)d->after : (double)d->delta, err))
+				return -1;
 		}
 	}
+	return 0;
 }
 
 /* Open the output files before the run so a bad path fails early; none is visible until commit. */
-static int open_outputs(const struct bd_cli *c, struct ls_afile *sf, struct ls_afile *pf,
+static int open_outputs(const struct bd_cli *c, struct ls_afile *sf, struct ls_prom *pf,
 			struct ls_err *err)
 {
 	if (c->samples && ls_afile_open(sf, c->samples, err))
 		return ls_err_wrap(err, "--samples");
-	if (c->prom && ls_afile_open(pf, c->prom, err)) {
+	if (c->prom && ls_prom_open(pf, c->prom, false, err)) {
 		if (c->samples)
 			ls_afile_abort(sf);
 		return ls_err_wrap(err, "--prom");
@@ -1902,7 +1886,8 @@ static int run_responder(struct bd_cli *c, struct bd_ctx *x)
 /* The prober: measure, split, print, write the files. */
 static int run_prober(struct bd_cli *c, struct bd_ctx *x)
 {
-	struct ls_afile sf = { 0 }, pf = { 0 };
+	struct ls_afile sf = { 0 };
+	struct ls_prom pf;
 	struct ls_probe_result r;
 	struct ls_err err = { "" };
 	struct bd_base base;
@@ -1914,6 +1899,7 @@ static int run_prober(struct bd_cli *c, struct bd_ctx *x)
 	memset(&r, 0, sizeof(r));
 	memset(&a, 0, sizeof(a));
 	memset(&base, 0, sizeof(base));
+	memset(&pf, 0, sizeof(pf));
 	x->res = &r;
 	if (c->baseline && load_baseline(c->baseline, c->o.sizes[0], c->o.verb, &base, &err)) {
 		ls_warn("breakdown: %s", err.msg);
@@ -1977,8 +1963,9 @@ static int run_prober(struct bd_cli *c, struct bd_ctx *x)
 		}
 	}
 	if (c->prom) {
-		write_prom(pf.fp, &a, &r, &x->local, &x->peer);
-		if (ls_afile_commit(&pf, &err)) {
+		if (write_prom(&pf, &a, &r, &x->local, &x->peer, &err) ||
+		    ls_prom_commit(&pf, &err)) {
+			ls_prom_abort(&pf);
 			ls_warn("breakdown: --prom: %s", err.msg);
 			rc = LS_EXIT_USAGE;
 		}
@@ -1990,7 +1977,7 @@ abort:
 	if (c->samples)
 		ls_afile_abort(&sf);
 	if (c->prom)
-		ls_afile_abort(&pf);
+		ls_prom_abort(&pf);
 	an_free(&a);
 	ls_probe_result_free(&r);
 	return rc;
