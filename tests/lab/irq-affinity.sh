@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# lab-kernels: 6.1
+# lab-smp: 2
+# Proving an IRQ-affinity change helped, end to end on the pair. On node1
+# (responder) an application (a duty-cycled SCHED_FIFO CPU hog: 2 ms spin,
+# 2 ms sleep) runs on CPU 1.
+#   A: node1's NIC IRQs pinned to CPU 1, beside the application;
+#   B: the same IRQs moved to CPU 0.
+# `latsplit irq --cpus 1` warns in A and not in B; `latsplit compare A B`
+# finds processing significantly better in B; two runs of A compared with
+# each other (A/A) show no significant change in processing. Busy polling,
+# so the QP timeout can be short (-u 16: 268 ms a retry): the hog makes
+# node1 drop packets now and then, and each drop costs one retry.
+. "$(dirname "$0")/../lib.sh"
+plan_none
+
+B=$LS_BIN
+N=${IRQ_E2E_ITERS:-1500}
+SH=$(lab_shared)
+W=$SH/irq-e2e.$$
+mkdir -p "$W"
+cat > "$W/hog.py" <<'PY'
+import os, time
+os.sched_setaffinity(0, {1})
+os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(50))
+end = time.monotonic() + 900
+while time.monotonic() < end:
+    t = time.monotonic()
+    while time.monotonic() - t < 0.002:
+        pass
+    time.sleep(0.002)
+PY
+
+irqs=$(lab_exec 1 "$B irq -i eth0 -b none -j 0.1" |
+	python3 -c 'import json,sys; print(" ".join(str(i["irq"]) for i in json.load(sys.stdin)["irqs"]))')
+orig=
+cleanup() {
+	lab_exec 1 "pkill -f $W/hog.py; pkill -f 'latsplit (breakdown|irq)'" >/dev/null 2>&1
+	for i in $irqs; do lab_exec 1 "echo 0-1 > /proc/irq/$i/smp_affinity_list" >/dev/null 2>&1; done
+	for n in 0 1; do lab_exec "$n" "rmmod latsplit" >/dev/null 2>&1; done
+	rm -rf "$W"
+}
+trap cleanup EXIT
+[ -n "$irqs" ] && ok "node1's eth0 IRQs: $irqs" || { not_ok "node1's eth0 IRQs found"; done_testing; }
+rel=$(lab_kver)
+ko=$LS_TOP/build/kmod/$rel/kmod/latsplit.ko
+if lab_exec 0 "insmod $ko" && lab_exec 1 "insmod $ko"; then
+	ok "latsplit.ko loaded on both nodes"
+else
+	not_ok "latsplit.ko loaded on both nodes" "$ko"
+fi
+
+# pin_irqs CPU: every NIC IRQ of node1 to CPU.
+pin_irqs() {
+	local i
+	for i in $irqs; do lab_exec 1 "echo $1 > /proc/irq/$i/smp_affinity_list" || return 1; done
+}
+# run_breakdown NAME: responder on node1 (CPU 0), prober on node0; irq profile in the middle.
+run_breakdown() {
+	local name=$1
+	lab_bg 1 "taskset -c 0 timeout 600 $B breakdown -d rxe0 -u 16 --wait-timeout 60s --cpu 0 --listen-timeout 120s > $W/$name.resp 2>&1" >/dev/null
+	for _ in $(seq 300); do grep -q listening "$W/$name.resp" 2>/dev/null && break; sleep 0.1; done
+	lab_bg 1 "sleep 1; $B irq -i eth0 --cpus 1 --json 2 1 > $W/$name.irq.json 2> $W/$name.irq.err; echo \$? > $W/$name.irq.rc" >/dev/null
+	lab_exec_t 600 0 "$B breakdown -d rxe0 -u 16 --wait-timeout 60s -n $N --json 192.0.2.2 > $W/$name.json 2> $W/$name.err"
+	local rc=$?
+	for _ in $(seq 100); do [ -s "$W/$name.irq.rc" ] && break; sleep 0.1; done
+	return $rc
+}
+# warnings FILE: the warning codes of an irq JSON document.
+warnings() { python3 -c 'import json,sys; print(" ".join(w["code"] for w in json.load(open(sys.argv[1]))["warnings"]))' "$1"; }
+
+lab_bg 1 "python3 $W/hog.py" >/dev/null
+sleep 1
+check "A: NIC IRQs pinned to the application's CPU 1" pin_irqs 1
+run_breakdown A1 && ok "A: breakdown ran" || not_ok "A: breakdown ran" "$(cat "$W/A1.err" "$W/A1.resp")"
+run_breakdown A2 && ok "A: second breakdown ran" || not_ok "A: second breakdown ran" "$(cat "$W/A2.err")"
+check "B: NIC IRQs moved to CPU 0" pin_irqs 0
+run_breakdown B && ok "B: breakdown ran" || not_ok "B: breakdown ran" "$(cat "$W/B.err")"
+
+wa=$(warnings "$W/A1.irq.json" 2>&1); wb=$(warnings "$W/B.irq.json" 2>&1)
+if [[ " $wa " == *" irq-on-app-cpu "* ]] && [ "$(cat "$W/A1.irq.rc")" = 1 ]; then
+	ok "irq warned in A: $wa"
+else
+	not_ok "irq warned in A" "warnings '$wa', exit $(cat "$W/A1.irq.rc" 2>/dev/null)" "$(cat "$W/A1.irq.err" 2>/dev/null)"
+fi
+if [ -z "$wb" ] && [ "$(cat "$W/B.irq.rc")" = 0 ]; then
+	ok "irq did not warn in B"
+else
+	not_ok "irq did not warn in B" "warnings '$wb', exit $(cat "$W/B.irq.rc" 2>/dev/null)"
+fi
+
+# direction FILE SERIES: p50_direction and regression of one compare row.
+direction() {
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = [s for s in d["series"] if s["name"] == sys.argv[2]][0]
+print(r["p50_direction"], r["p50_a_ns"], r["p50_b_ns"], r["mwu_p_adj"])' "$1" "$2"
+}
+"$B" compare --json "$W/A1.json" "$W/B.json" > "$W/AB.json" 2> "$W/AB.err"
+read -r dir pa pb padj < <(direction "$W/AB.json" parts.processing 2>/dev/null)
+if [ "${dir:-x}" = -1 ]; then
+	ok "compare A B: processing significantly better in B (p50 $pa -> $pb ns, p_adj $padj)"
+else
+	not_ok "compare A B: processing significantly better in B" "direction '$dir' p50 $pa -> $pb p_adj $padj" \
+		"$("$B" compare "$W/A1.json" "$W/B.json" 2>&1 | head -20)"
+fi
+"$B" compare --json "$W/A1.json" "$W/A2.json" > "$W/AA.json" 2> "$W/AA.err"
+read -r dir pa pb padj < <(direction "$W/AA.json" parts.processing 2>/dev/null)
+if [ "${dir:-x}" = 0 ]; then
+	ok "compare A A: no significant change in processing (p50 $pa vs $pb ns, p_adj $padj)"
+else
+	not_ok "compare A A: no significant change in processing" "direction '$dir' p50 $pa vs $pb, p_adj $padj"
+fi
+check "dmesg clean on node1" dmesg_clean 1
+done_testing
