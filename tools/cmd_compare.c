@@ -20,6 +20,7 @@ struct compare_opts {
 	double alpha;
 	double max_regress;	/* percent; NAN = report only */
 	const char *only;	/* series name prefix */
+	bool independent;	/* no serial-correlation correction */
 	bool json;
 };
 
@@ -47,7 +48,9 @@ static void usage(FILE *fp)
 		"every distribution in both, p50 and p99 of A and B, the change, and whether\n"
 		"it is significant. p50: Mann-Whitney U on samples_ns (normal approximation,\n"
 		"tie-corrected); p99: Fisher's exact test on the counts above the pooled p99.\n"
-		"Holm's adjustment keeps the family-wise false-positive rate at --alpha.\n"
+		"Samples are taken in measurement order: their lag-1 serial correlation\n"
+		"widens both tests (AR(1) variance factor). Holm's adjustment keeps the\n"
+		"family-wise false-positive rate at --alpha.\n"
 		"Exit status: 0 no significant regression, 1 a significant slowdown above\n"
 		"--max-regress, 2 error.\n"
 		"\n"
@@ -57,6 +60,8 @@ static void usage(FILE *fp)
 		"                           exceeds PCT percent (default: report only)\n"
 		"  -o, --only PREFIX        compare only distributions whose name starts\n"
 		"                           with PREFIX\n"
+		"  -i, --independent        treat samples as independent (no serial-\n"
+		"                           correlation correction)\n"
 		"  -j, --json               JSON output (kind \"compare\")\n"
 		"  -h, --help               this help\n");
 }
@@ -68,6 +73,7 @@ static int parse_args(int argc, char **argv, struct compare_opts *o, struct ls_e
 		{ "alpha", required_argument, NULL, 'a' },
 		{ "max-regress", required_argument, NULL, 'r' },
 		{ "only", required_argument, NULL, 'o' },
+		{ "independent", no_argument, NULL, 'i' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -78,7 +84,7 @@ static int parse_args(int argc, char **argv, struct compare_opts *o, struct ls_e
 	o->max_regress = NAN;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":a:r:o:jh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":a:r:o:ijh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
 			if (ls_parse_double(optarg, 1e-9, 0.5, &o->alpha, err, "--alpha"))
@@ -90,6 +96,9 @@ static int parse_args(int argc, char **argv, struct compare_opts *o, struct ls_e
 			break;
 		case 'o':
 			o->only = optarg;
+			break;
+		case 'i':
+			o->independent = true;
 			break;
 		case 'j':
 			o->json = true;
@@ -116,13 +125,14 @@ static int parse_args(int argc, char **argv, struct compare_opts *o, struct ls_e
 }
 
 /*
- * p50/p99 of a series: from its samples when it has them (returned sorted
- * in *v), else its summary. An empty samples_ns (no events in that run)
- * gives NAN percentiles.
+ * p50/p99 of a series: from its samples when it has them (*v in measurement
+ * order, *sorted ascending), else its summary. An empty samples_ns (no
+ * events in that run) gives NAN percentiles.
  */
-static int percentiles(const struct ls_series *s, double **v, size_t *n, double *p50,
-		       double *p99, bool *empty, struct ls_err *err)
+static int percentiles(const struct ls_series *s, double **v, double **sorted, size_t *n,
+		       double *p50, double *p99, bool *empty, struct ls_err *err)
 {
+	*sorted = NULL;
 	if (ls_series_samples(s, v, n, err))
 		return -1;
 	*empty = s->has_samples && !*n;
@@ -132,9 +142,13 @@ static int percentiles(const struct ls_series *s, double **v, size_t *n, double 
 		return 0;
 	}
 	if (*n) {
-		ls_sort_doubles(*v, *n);
-		*p50 = ls_quantile_sorted(*v, *n, 0.50);
-		*p99 = ls_quantile_sorted(*v, *n, TAIL_Q);
+		*sorted = malloc(*n * sizeof(double));
+		if (!*sorted)
+			return ls_errf(err, "%s: out of memory for %zu samples", s->name, *n);
+		memcpy(*sorted, *v, *n * sizeof(double));
+		ls_sort_doubles(*sorted, *n);
+		*p50 = ls_quantile_sorted(*sorted, *n, 0.50);
+		*p99 = ls_quantile_sorted(*sorted, *n, TAIL_Q);
 	} else {
 		*p50 = s->p50_ns;
 		*p99 = s->p99_ns;
@@ -163,7 +177,7 @@ static int build_rows(const struct compare_opts *o, const struct ls_series_set *
 		return ls_errf(err, "out of memory");
 	for (size_t i = 0; i < sa->n; i++) {
 		const struct ls_series *a = &sa->v[i], *b = ls_series_find(sb, a->name);
-		double *va = NULL, *vb = NULL;
+		double *va = NULL, *vb = NULL, *sa_ = NULL, *sb_ = NULL;
 		size_t na = 0, nb = 0;
 		struct row *r;
 
@@ -171,20 +185,26 @@ static int build_rows(const struct compare_opts *o, const struct ls_series_set *
 			continue;
 		r = &rows[n++];
 		r->name = a->name;
-		if (percentiles(a, &va, &na, &r->p50a, &r->p99a, &r->empty_a, err) ||
-		    percentiles(b, &vb, &nb, &r->p50b, &r->p99b, &r->empty_b, err)) {
+		if (percentiles(a, &va, &sa_, &na, &r->p50a, &r->p99a, &r->empty_a, err) ||
+		    percentiles(b, &vb, &sb_, &nb, &r->p50b, &r->p99b, &r->empty_b, err)) {
 			free(va);
 			free(vb);
+			free(sa_);
+			free(sb_);
 			goto out;
 		}
 		r->na = na;
 		r->nb = nb;
-		if (va && vb) {
-			if (ls_mann_whitney_sorted(va, na, vb, nb, &r->mwu, err) ||
-			    ls_quantile_test_sorted(va, na, vb, nb, TAIL_Q, &r->qt, err)) {
+		if (sa_ && sb_) {
+			struct ls_sample xa = { va, sa_, na }, xb = { vb, sb_, nb };
+
+			if (ls_mann_whitney_sample(&xa, &xb, !o->independent, &r->mwu, err) ||
+			    ls_quantile_test_sample(&xa, &xb, TAIL_Q, !o->independent, &r->qt, err)) {
 				ls_err_wrap(err, "%s", r->name);
 				free(va);
 				free(vb);
+				free(sa_);
+				free(sb_);
 				goto out;
 			}
 			r->tested = true;
@@ -192,6 +212,8 @@ static int build_rows(const struct compare_opts *o, const struct ls_series_set *
 		}
 		free(va);
 		free(vb);
+		free(sa_);
+		free(sb_);
 	}
 	if (ntests) {
 		size_t k = 0;
@@ -308,7 +330,9 @@ static void print_rows(const struct compare_opts *o, const struct ls_series_set 
 		       "are tested, pooled summaries are not\n", sa->ndocs, sb->ndocs);
 	printf("  p50: Mann-Whitney U (two-sided, normal approx., tie-corrected); "
 	       "p99: Fisher exact on counts above the pooled p99;\n"
-	       "  Holm-adjusted p-values, family-wise alpha %g\n\n", o->alpha);
+	       "  %s; Holm-adjusted p-values, family-wise alpha %g\n\n",
+	       o->independent ? "samples taken as independent" :
+	       "variances widened for lag-1 serial correlation (AR(1))", o->alpha);
 	printf("  %-*s %7s %7s %10s %10s %8s %8s %10s %10s %8s %8s  %s\n", w, "distribution",
 	       "n A", "n B", "p50 A", "p50 B", "change", "p adj", "p99 A", "p99 B", "change",
 	       "p adj", "verdict");
@@ -359,6 +383,8 @@ static void json_rows(const struct compare_opts *o, const struct ls_series_set *
 	ls_json_str(&j, "p50", "Mann-Whitney U, two-sided, normal approximation, tie and continuity corrected");
 	ls_json_str(&j, "p99", "Fisher exact test on the counts above the pooled nearest-rank p99");
 	ls_json_str(&j, "multiple_testing", "Holm step-down, family-wise");
+	ls_json_str(&j, "serial_correlation", o->independent ? "none (independent samples)" :
+		    "lag-1 AR(1) variance factor (1+rho)/(1-rho); ranks for U, exceedances for p99");
 	ls_json_dbl(&j, "alpha", o->alpha);
 	if (isnan(o->max_regress))
 		ls_json_null(&j, "max_regress_pct");
@@ -384,9 +410,13 @@ static void json_rows(const struct compare_opts *o, const struct ls_series_set *
 			ls_json_dbl(&j, "mwu_p", r->mwu.p);
 			ls_json_dbl(&j, "mwu_p_adj", r->p_mwu_adj);
 			ls_json_dbl(&j, "prob_b_gt_a", r->mwu.prob_b_gt_a);
+			ls_json_dbl(&j, "serial_corr_a", r->mwu.rho_a);
+			ls_json_dbl(&j, "serial_corr_b", r->mwu.rho_b);
+			ls_json_dbl(&j, "mwu_variance_factor", r->mwu.inflation);
 			ls_json_dbl(&j, "tail_threshold_ns", r->qt.threshold);
 			ls_json_u64(&j, "tail_above_a", r->qt.a_above);
 			ls_json_u64(&j, "tail_above_b", r->qt.b_above);
+			ls_json_dbl(&j, "tail_variance_factor", r->qt.inflation);
 			ls_json_dbl(&j, "tail_p", r->qt.p);
 			ls_json_dbl(&j, "tail_p_adj", r->p_q_adj);
 		}

@@ -33,18 +33,104 @@ static double *sorted_copy(const double *v, size_t n)
 	return c;
 }
 
-/*
- * Mann-Whitney U of B against A, both sorted: one merge pass assigns
- * mid-ranks to each group of equal values and sums B's ranks and the tie
- * term sum(t^3 - t).
- */
-int ls_mann_whitney_sorted(const double *a, size_t na, const double *b, size_t nb,
-			   struct ls_mwu *r, struct ls_err *err)
+/* Clamp a serial correlation to [0, 0.95] and turn it into f = (1 + rho) / (1 - rho). */
+static double ar1_factor(double *rho)
 {
-	size_t n = na + nb, i = 0, j = 0;
+	if (!(*rho > 0))
+		*rho = 0;
+	if (*rho > 0.95)
+		*rho = 0.95;
+	return (1 + *rho) / (1 - *rho);
+}
+
+/* Combined variance factor of two samples: (n_b f_a + n_a f_b) / n. */
+static double combined_factor(double fa, size_t na, double fb, size_t nb)
+{
+	return ((double)nb * fa + (double)na * fb) / (double)(na + nb);
+}
+
+/* Index order for ranking. */
+static int cmp_index(const void *x, const void *y, void *ctx)
+{
+	const double *v = ctx;
+	double a = v[*(const size_t *)x], b = v[*(const size_t *)y];
+
+	return (a > b) - (a < b);
+}
+
+/* Lag-1 autocorrelation of v's mid-ranks, in measurement order. */
+double ls_serial_rank_corr(const double *v, size_t n)
+{
+	double *rank, m = ((double)n + 1) / 2, num = 0, den = 0;
+	size_t *idx, i = 0;
+
+	if (n < 3)
+		return 0;
+	idx = malloc(n * sizeof(*idx));
+	rank = malloc(n * sizeof(*rank));
+	if (!idx || !rank) {
+		free(idx);
+		free(rank);
+		return 0;
+	}
+	for (size_t k = 0; k < n; k++)
+		idx[k] = k;
+	qsort_r(idx, n, sizeof(*idx), cmp_index, (void *)v);
+	while (i < n) {
+		size_t j = i;
+
+		while (j + 1 < n && v[idx[j + 1]] == v[idx[i]])
+			j++;
+		for (size_t k = i; k <= j; k++)
+			rank[idx[k]] = ((double)i + (double)j) / 2 + 1;
+		i = j + 1;
+	}
+	for (size_t k = 0; k < n; k++) {
+		den += (rank[k] - m) * (rank[k] - m);
+		if (k + 1 < n)
+			num += (rank[k] - m) * (rank[k + 1] - m);
+	}
+	free(idx);
+	free(rank);
+	return den > 0 ? num / den : 0;
+}
+
+/* Lag-1 autocorrelation of the indicators v[i] > c. */
+double ls_serial_exceed_corr(const double *v, size_t n, double c)
+{
+	double p = 0, num = 0, den = 0;
+
+	if (n < 3)
+		return 0;
+	for (size_t k = 0; k < n; k++)
+		p += v[k] > c;
+	p /= (double)n;
+	if (p <= 0 || p >= 1)
+		return 0;
+	for (size_t k = 0; k < n; k++) {
+		double x = (v[k] > c) - p;
+
+		den += x * x;
+		if (k + 1 < n)
+			num += x * ((v[k + 1] > c) - p);
+	}
+	return num / den;
+}
+
+/*
+ * Mann-Whitney U of B against A: one merge pass over the sorted samples
+ * assigns mid-ranks to each group of equal values and sums B's ranks and
+ * the tie term sum(t^3 - t).
+ */
+int ls_mann_whitney_sample(const struct ls_sample *sa, const struct ls_sample *sb,
+			   bool serial, struct ls_mwu *r, struct ls_err *err)
+{
+	const double *a = sa->sorted, *b = sb->sorted;
+	size_t na = sa->n, nb = sb->n, n = na + nb, i = 0, j = 0;
 	double rank_b = 0, ties = 0, pos = 0, mean, var, d;
 
 	memset(r, 0, sizeof(*r));
+	r->inflation = 1;
 	if (check_samples(a, na, "A", err) || check_samples(b, nb, "B", err))
 		return -1;
 	while (i < na || j < nb) {
@@ -69,6 +155,16 @@ int ls_mann_whitney_sorted(const double *a, size_t na, const double *b, size_t n
 	mean = (double)na * (double)nb / 2;
 	var = (double)na * (double)nb / 12 *
 	      (((double)n + 1) - (n > 1 ? ties / ((double)n * ((double)n - 1)) : 0));
+	if (serial) {
+		double fa, fb;
+
+		r->rho_a = ls_serial_rank_corr(sa->v, na);
+		r->rho_b = ls_serial_rank_corr(sb->v, nb);
+		fa = ar1_factor(&r->rho_a);
+		fb = ar1_factor(&r->rho_b);
+		r->inflation = combined_factor(fa, na, fb, nb);
+		var *= r->inflation;
+	}
 	d = r->u_b - mean;
 	if (var <= 0 || fabs(d) <= 0.5) {
 		r->z = 0;
@@ -82,24 +178,28 @@ int ls_mann_whitney_sorted(const double *a, size_t na, const double *b, size_t n
 	return 0;
 }
 
-/* Mann-Whitney U of B against A, normal approximation with tie correction. */
+/* Mann-Whitney U of B against A, independent samples. */
 int ls_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
 		    struct ls_mwu *r, struct ls_err *err)
 {
-	double *sa = NULL, *sb = NULL;
+	struct ls_sample sa = { a, NULL, na }, sb = { b, NULL, nb };
+	double *ca = NULL, *cb = NULL;
 	int ret;
 
 	memset(r, 0, sizeof(*r));
 	if (check_samples(a, na, "A", err) || check_samples(b, nb, "B", err))
 		return -1;
-	sa = sorted_copy(a, na);
-	sb = sorted_copy(b, nb);
-	if (!sa || !sb)
+	ca = sorted_copy(a, na);
+	cb = sorted_copy(b, nb);
+	if (!ca || !cb) {
 		ret = ls_errf(err, "out of memory for %zu samples", na + nb);
-	else
-		ret = ls_mann_whitney_sorted(sa, na, sb, nb, r, err);
-	free(sa);
-	free(sb);
+	} else {
+		sa.sorted = ca;
+		sb.sorted = cb;
+		ret = ls_mann_whitney_sample(&sa, &sb, false, r, err);
+	}
+	free(ca);
+	free(cb);
 	return ret;
 }
 
@@ -147,14 +247,17 @@ static size_t count_above(const double *v, size_t n, double x)
 	return n - lo;
 }
 
-/* Quantile test at q on sorted samples: merge, pooled q-quantile, Fisher exact. */
-int ls_quantile_test_sorted(const double *a, size_t na, const double *b, size_t nb,
-			    double q, struct ls_qtest *r, struct ls_err *err)
+/* Quantile test at q: merge, pooled q-quantile, Fisher exact on (effective) counts. */
+int ls_quantile_test_sample(const struct ls_sample *sa, const struct ls_sample *sb,
+			    double q, bool serial, struct ls_qtest *r, struct ls_err *err)
 {
-	size_t n = na + nb, i = 0, j = 0, k = 0;
+	const double *a = sa->sorted, *b = sb->sorted;
+	size_t na = sa->n, nb = sb->n, n = na + nb, i = 0, j = 0, k = 0;
+	size_t ea, eb, ena, enb;
 	double *pool;
 
 	memset(r, 0, sizeof(*r));
+	r->inflation = 1;
 	if (!(q > 0 && q < 1))
 		return ls_errf(err, "quantile %g is not in (0, 1)", q);
 	if (check_samples(a, na, "A", err) || check_samples(b, nb, "B", err))
@@ -169,15 +272,38 @@ int ls_quantile_test_sorted(const double *a, size_t na, const double *b, size_t 
 	free(pool);
 	r->a_above = count_above(a, na, r->threshold);
 	r->b_above = count_above(b, nb, r->threshold);
-	r->p = ls_fisher_exact(r->a_above, na - r->a_above, r->b_above, nb - r->b_above);
+	ea = r->a_above;
+	eb = r->b_above;
+	ena = na;
+	enb = nb;
+	if (serial) {
+		double fa, fb;
+
+		r->rho_a = ls_serial_exceed_corr(sa->v, na, r->threshold);
+		r->rho_b = ls_serial_exceed_corr(sb->v, nb, r->threshold);
+		fa = ar1_factor(&r->rho_a);
+		fb = ar1_factor(&r->rho_b);
+		r->inflation = combined_factor(fa, na, fb, nb);
+		/* effective sample sizes: every cell divided by the design effect */
+		ena = (size_t)llround((double)na / r->inflation);
+		enb = (size_t)llround((double)nb / r->inflation);
+		ena = ena ? ena : 1;
+		enb = enb ? enb : 1;
+		ea = (size_t)llround((double)ea / r->inflation);
+		eb = (size_t)llround((double)eb / r->inflation);
+		ea = ea > ena ? ena : ea;
+		eb = eb > enb ? enb : eb;
+	}
+	r->p = ls_fisher_exact(ea, ena - ea, eb, enb - eb);
 	return 0;
 }
 
-/* Quantile test at q: Fisher exact on the counts above the pooled q-quantile. */
+/* Quantile test at q, independent samples. */
 int ls_quantile_test(const double *a, size_t na, const double *b, size_t nb,
 		     double q, struct ls_qtest *r, struct ls_err *err)
 {
-	double *sa = NULL, *sb = NULL;
+	struct ls_sample sa = { a, NULL, na }, sb = { b, NULL, nb };
+	double *ca = NULL, *cb = NULL;
 	int ret;
 
 	memset(r, 0, sizeof(*r));
@@ -185,14 +311,17 @@ int ls_quantile_test(const double *a, size_t na, const double *b, size_t nb,
 		return ls_errf(err, "quantile %g is not in (0, 1)", q);
 	if (check_samples(a, na, "A", err) || check_samples(b, nb, "B", err))
 		return -1;
-	sa = sorted_copy(a, na);
-	sb = sorted_copy(b, nb);
-	if (!sa || !sb)
+	ca = sorted_copy(a, na);
+	cb = sorted_copy(b, nb);
+	if (!ca || !cb) {
 		ret = ls_errf(err, "out of memory for %zu samples", na + nb);
-	else
-		ret = ls_quantile_test_sorted(sa, na, sb, nb, q, r, err);
-	free(sa);
-	free(sb);
+	} else {
+		sa.sorted = ca;
+		sb.sorted = cb;
+		ret = ls_quantile_test_sample(&sa, &sb, q, false, r, err);
+	}
+	free(ca);
+	free(cb);
 	return ret;
 }
 

@@ -12,17 +12,36 @@
  * no more probable than the observed one) asks whether A and B put the
  * same share above c. Exact and distribution-free; needs no RNG.
  *
+ * Serial dependence: latency samples taken back to back are correlated (a
+ * burst of interference slows several in a row), which makes both tests
+ * too eager. With serial correction, each sample's lag-1 autocorrelation
+ * rho (of its ranks for U, of its exceedance indicators for the tail test;
+ * clamped to [0, 0.95]) gives the AR(1) long-run variance factor
+ * f = (1 + rho) / (1 - rho); the two combine as (n_b f_a + n_a f_b) / n.
+ * U's variance is multiplied by it, and the tail test's counts divided by
+ * it (an effective sample size, as in Rao-Scott's design effect).
+ *
  * Multiple tests: Holm's step-down adjustment controls the family-wise
  * error rate at alpha over all the tests of one comparison.
  */
 #ifndef LS_SIGNIF_H
 #define LS_SIGNIF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "util.h"
 
+/* One sample: its values in measurement order and the same values sorted. */
+struct ls_sample {
+	const double *v;
+	const double *sorted;
+	size_t n;
+};
+
 struct ls_mwu {
+	double rho_a, rho_b;	/* serial correlation used (0 without correction) */
+	double inflation;	/* variance factor applied (1 without correction) */
 	double u_b;		/* U statistic of B: pairs (a, b) with b > a, ties 1/2 */
 	double z;		/* standardized, positive when B tends to be larger */
 	double p;		/* two-sided */
@@ -33,18 +52,27 @@ struct ls_qtest {
 	double q;
 	double threshold;	/* pooled q-quantile */
 	size_t a_above, b_above;
-	double p;		/* two-sided Fisher exact */
+	double rho_a, rho_b;	/* serial correlation of the exceedances */
+	double inflation;	/* design effect applied (1 without correction) */
+	double p;		/* two-sided Fisher exact (on effective counts) */
 };
 
-/* The same two tests on samples already sorted ascending: O(n), no copies. */
-int ls_mann_whitney_sorted(const double *a, size_t na, const double *b, size_t nb,
-			   struct ls_mwu *r, struct ls_err *err);
-int ls_quantile_test_sorted(const double *a, size_t na, const double *b, size_t nb,
-			    double q, struct ls_qtest *r, struct ls_err *err);
-/* Mann-Whitney U of B against A (both non-empty, finite). */
+/*
+ * The two tests on samples given in both orders (sorted: O(n) merges), with
+ * or without the serial correction.
+ */
+int ls_mann_whitney_sample(const struct ls_sample *a, const struct ls_sample *b,
+			   bool serial, struct ls_mwu *r, struct ls_err *err);
+int ls_quantile_test_sample(const struct ls_sample *a, const struct ls_sample *b,
+			    double q, bool serial, struct ls_qtest *r, struct ls_err *err);
+/* Lag-1 autocorrelation of v's ranks (measurement order); 0 for n < 3. */
+double ls_serial_rank_corr(const double *v, size_t n);
+/* Lag-1 autocorrelation of the indicators v[i] > c; 0 when constant. */
+double ls_serial_exceed_corr(const double *v, size_t n, double c);
+/* Mann-Whitney U of B against A, independent samples (both non-empty, finite). */
 int ls_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
 		    struct ls_mwu *r, struct ls_err *err);
-/* Quantile test at q in (0, 1) (both non-empty, finite). */
+/* Quantile test at q in (0, 1), independent samples (both non-empty, finite). */
 int ls_quantile_test(const double *a, size_t na, const double *b, size_t nb,
 		     double q, struct ls_qtest *r, struct ls_err *err);
 /* Two-sided Fisher exact p of the 2x2 table [[a, b], [c, d]]. */
