@@ -4,7 +4,8 @@
 # 4 B and 4096 B x busy-poll and event mode completes; the JSON document has
 # the schema's keys and types (kind "probe", samples_ns of exactly -n values,
 # a nearest-rank p50 that is one of the samples); the samples file (CSV and
-# NDJSON) has exactly -n rows whose latency column matches the JSON; a size
+# NDJSON) has exactly -n rows whose latency column matches the JSON and whose
+# responder turnaround (seen -> answered) lies inside the prober's RTT; a size
 # sweep (-a), a duration run (-D), rdma_cm (-R) and --rtt work.
 # lab-kernels: 6.1
 . "$(dirname "$0")/../lib.sh"
@@ -90,11 +91,22 @@ import csv, json, sys
 doc = json.load(open(sys.argv[1]))
 f = sys.argv[2]
 if f.endswith(".csv"):
-    lat = [float(r["latency_ns"]) for r in csv.DictReader(open(f))]
+    rows = [{k: (int(v) if v and k != "latency_ns" else float(v) if v else None)
+             for k, v in r.items()} for r in csv.DictReader(open(f))]
 else:
-    lat = [json.loads(l)["latency_ns"] for l in open(f)]
+    rows = [json.loads(l) for l in open(f)]
+lat = [r["latency_ns"] for r in rows]
 assert len(lat) == len(doc["samples_ns"])
 assert all(abs(a - b) < 1 for a, b in zip(lat, doc["samples_ns"])), "latency column differs"
+# The responder's turnaround happens inside the prober's round trip (its own clock,
+# but a duration): answered - seen < end - start, for every iteration.
+for r in rows:
+    assert r["end_ns"] - r["start_ns"] == r["rtt_ns"] > 0
+    if doc["verb"] != "read":
+        t = r["peer_answered_ns"] - r["peer_seen_ns"]
+        assert 0 <= t < r["rtt_ns"], ("turnaround", t, "rtt", r["rtt_ns"])
+    else:
+        assert r.get("peer_seen_ns") is None
 EOF
 }
 
