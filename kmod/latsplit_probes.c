@@ -328,15 +328,22 @@ static void ls_tp_sched_switch(void *data, bool preempt,
 		}
 	}
 	/*
-	 * An IRQ thread going to sleep without NET_RX pending or running ran
-	 * no NAPI for its interrupt: stop that COMPLETION from waiting.
+	 * An IRQ thread going to sleep has served every interrupt raised
+	 * while it ran: those never saw it switched in, so they leave
+	 * IRQ_THREAD. If it also left no NET_RX pending or running, it ran no
+	 * NAPI for its interrupt: stop that COMPLETION from waiting.
 	 */
-	if (pc->comp_pending && !preempt && prev_state != TASK_RUNNING &&
-	    !pc->raise_ts[LS_SOFTIRQ_NET_RX] &&
-	    pc->run_vec != LS_SOFTIRQ_NET_RX + 1) {
-		pend = pc->comp_pending;
-		for_each_set_bit(i, &pend, LS_MAX_IRQS) {
-			if (i < cfg->nr_irqs && cfg->irq_thread[i] == prev->pid) {
+	if ((pc->thr_pending | pc->comp_pending) && !preempt &&
+	    prev_state != TASK_RUNNING) {
+		bool no_netrx = !pc->raise_ts[LS_SOFTIRQ_NET_RX] &&
+				pc->run_vec != LS_SOFTIRQ_NET_RX + 1;
+
+		for (i = 0; i < cfg->nr_irqs; i++) {
+			if (cfg->irq_thread[i] != prev->pid)
+				continue;
+			pc->thr_start[i] = 0;
+			pc->thr_pending &= ~BIT(i);
+			if (no_netrx) {
 				pc->comp_start[i] = 0;
 				pc->comp_pending &= ~BIT(i);
 			}

@@ -91,8 +91,11 @@ out=$(lab_exec_t 1800 $N "
 	for i in \$(seq 50); do
 		insmod $KMOD_KO irqs=$irqs cpus=0-1 ring_kib=16 enable=1 || { echo \"insmod \$i failed\"; exit 1; }
 		cat \$D/records > /dev/null & r=\$!
-		sleep 0.1
-		if timeout 10 rmmod latsplit 2>/dev/null; then echo \"rmmod \$i succeeded under an open reader\"; exit 1; fi
+		for j in \$(seq 200); do
+			[ \"\$(awk '\$1 == \"latsplit\" { print \$3 }' /proc/modules)\" -ge 1 ] && break; sleep 0.05
+		done
+		timeout 60 rmmod latsplit 2>/dev/null; rc=\$?
+		[ \$rc = 1 ] || { echo \"rmmod \$i under an open reader: exit \$rc, want 1 (in use)\"; exit 1; }
 		if [ \$((i % 2)) = 0 ]; then
 			echo disable > \$D/control || { echo \"disable \$i failed\"; exit 1; }
 			wait \$r || { echo \"reader \$i: read failed after disable\"; exit 1; }
