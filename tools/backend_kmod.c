@@ -42,9 +42,18 @@ static int kmod_verb(struct ls_backend *b, const char *verb, struct ls_err *err)
 	ssize_t n;
 
 	n = write(b->ctl_fd, verb, len);
-	if (n < 0)
+	if (n < 0) {
+		char shown[256];
+		size_t i;
+
+		/* Show a multi-line request on one line. */
+		snprintf(shown, sizeof(shown), "%s", verb);
+		for (i = 0; shown[i]; i++)
+			if (shown[i] == '\n')
+				shown[i] = shown[i + 1] ? ';' : '\0';
 		return ls_errnof(err, errno, "latsplit.ko: control '%s' refused",
-				 verb);
+				 shown);
+	}
 	if ((size_t)n != len)
 		return ls_errf(err, "latsplit.ko: control '%s': short write (%zd of %zu)",
 			       verb, n, len);
@@ -89,7 +98,8 @@ static int kmod_open(struct ls_backend **out, const struct ls_backend_cfg *cfg,
 		     struct ls_err *err)
 {
 	struct ls_backend *b;
-	char line[2048], cpus[LS_MAX_CPUS * 4];
+	char line[4096], cpus[LS_MAX_CPUS * 4];
+	size_t off;
 	uint32_t pids[LS_MAX_TASKS];
 	int ret = -1;
 
@@ -106,24 +116,19 @@ static int kmod_open(struct ls_backend **out, const struct ls_backend_cfg *cfg,
 			  LS_KMOD_CONTROL);
 		goto fail_free;
 	}
-	if (kmod_verb(b, "disable", err))
-		goto fail_close;
-	fmt_list_u32(line, sizeof(line), "irqs", cfg->irqs, cfg->nr_irqs);
-	if (kmod_verb(b, line, err))
-		goto fail_close;
+	/* One write: the module validates it whole and applies all or nothing. */
+	off = (size_t)snprintf(line, sizeof(line), "disable\n");
+	fmt_list_u32(line + off, sizeof(line) - off, "irqs", cfg->irqs, cfg->nr_irqs);
+	off = strlen(line);
 	ls_format_cpulist(cfg->cpumask, LS_MAX_CPUS, cpus, sizeof(cpus));
-	snprintf(line, sizeof(line), "cpus %s", cpus[0] ? cpus : "none");
-	if (kmod_verb(b, line, err))
-		goto fail_close;
+	off += (size_t)snprintf(line + off, sizeof(line) - off, "\ncpus %s\n",
+				cpus[0] ? cpus : "none");
 	for (unsigned int i = 0; i < cfg->nr_pids; i++)
 		pids[i] = (uint32_t)cfg->pids[i];
-	fmt_list_u32(line, sizeof(line), "tasks", pids, cfg->nr_pids);
+	fmt_list_u32(line + off, sizeof(line) - off, "tasks", pids, cfg->nr_pids);
+	off = strlen(line);
+	snprintf(line + off, sizeof(line) - off, "\nring %u\nreset\n", cfg->ring_kib);
 	if (kmod_verb(b, line, err))
-		goto fail_close;
-	snprintf(line, sizeof(line), "ring %u", cfg->ring_kib);
-	if (kmod_verb(b, line, err))
-		goto fail_close;
-	if (kmod_verb(b, "reset", err))
 		goto fail_close;
 	if (cfg->ring_kib) {
 		b->rec_fd = open(LS_KMOD_RECORDS, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
