@@ -41,6 +41,7 @@
 #define BD_MAX_RECORDS		(LS_OOB_MAX_PAYLOAD / sizeof(struct ls_record))
 #define BD_DRAIN_MS		500	/* few wakeups: the drain competes with the probe */
 #define BD_SLACK_NS		200000000ull	/* records kept around the run */
+#define BD_PRERUN_MAX		262144		/* records held while waiting for the run */
 
 static const char *const host_names[2] = { "prober", "responder" };
 
@@ -76,6 +77,7 @@ struct bd_ctx {
 	bool drain_failed;
 	struct ls_err drain_err;
 	size_t cap;
+	size_t prerun_limit;		/* compact the pre-run records at this count */
 	struct ls_bd_host local;
 	struct ls_bd_host peer;
 	bool have_peer;
@@ -396,6 +398,19 @@ static int keep_record(const struct ls_record *r, void *arg)
 
 	if (r->cpu >= LS_MAX_CPUS || !(h->cpumask[r->cpu / 64] & (1ull << (r->cpu % 64))))
 		return 0;	/* not a CPU that serves the NIC or runs the probe */
+	if (!x->prerun_limit)
+		x->prerun_limit = BD_PRERUN_MAX;
+	if (!x->run_begin && h->nrec >= x->prerun_limit) {
+		/* a responder waiting for its prober: keep only the last moments */
+		uint64_t keep_from = ls_now_ns() - BD_SLACK_NS;
+		size_t k = 0;
+
+		for (size_t i = 0; i < h->nrec; i++)
+			if (h->rec[i].end_ns >= keep_from)
+				h->rec[k++] = h->rec[i];
+		h->nrec = k;
+		x->prerun_limit = 2 * k > BD_PRERUN_MAX ? 2 * k : BD_PRERUN_MAX;
+	}
 	if (h->nrec == x->cap) {
 		size_t cap = x->cap ? 2 * x->cap : 65536;
 		struct ls_record *v;
