@@ -301,10 +301,10 @@ static int parse(struct probe_cli *c, int argc, char **argv, bool *help)
 }
 
 /* Latency values of a run (one-way or RTT) in ns, malloc'd; NULL if empty. */
-static double *latencies(const struct probe_cli *c, const struct ls_probe_result *r,
+static double *latencies(bool rtt, const struct ls_probe_result *r,
 			 const struct ls_probe_run *run)
 {
-	double div = c->rtt ? 1.0 : (double)ls_probe_rtt_divisor(r->verb);
+	double div = rtt ? 1.0 : (double)ls_probe_rtt_divisor(r->verb);
 	double *v;
 
 	if (!run->count)
@@ -332,13 +332,6 @@ static double *turnarounds(const struct ls_probe_sample *s, uint64_t n)
 	return v;
 }
 
-/* What the latency figures mean. */
-static const char *latency_kind(const struct probe_cli *c, const struct ls_probe_result *r)
-{
-	if (c->rtt)
-		return "rtt";
-	return r->verb == LS_VERB_READ ? "read" : "one_way";
-}
 
 static const char *const hwclock_names[] = { "none", "hca", "wallclock" };
 
@@ -356,7 +349,12 @@ static void print_header(const struct probe_cli *c, const struct ls_probe_result
 	       *d->netdev ? " on " : "", d->netdev);
 	printf("# peer %s, GID %d %s (%s), link %s\n", r->peer, d->gid_index, d->gid,
 	       d->gid_type, *d->rate ? d->rate : "rate unknown");
-	printf("# MTU %u (active %u", r->mtu, d->active_mtu);
+	if (r->nruns > 1)
+		printf("# sizes %u..%u B (%u runs), ", r->runs[0].size, r->runs[r->nruns - 1].size,
+		       r->nruns);
+	else
+		printf("# size %u B, ", r->nruns ? r->runs[0].size : c->o.sizes[0]);
+	printf("MTU %u (active %u", r->mtu, d->active_mtu);
 	if (r->peer_active_mtu)
 		printf(", peer active %u", r->peer_active_mtu);
 	printf("), mode %s, CPU %s",
@@ -447,7 +445,7 @@ static void print_human(const struct probe_cli *c, const struct ls_probe_result 
 	       "mean_us", "stdev_us");
 	for (unsigned int k = 0; k < r->nruns; k++) {
 		const struct ls_probe_run *run = &r->runs[k];
-		double *v = r->is_prober ? latencies(c, r, run) :
+		double *v = r->is_prober ? latencies(c->rtt, r, run) :
 			    turnarounds(run->samples, run->count);
 		struct ls_summary s;
 
@@ -478,7 +476,8 @@ static void print_human(const struct probe_cli *c, const struct ls_probe_result 
 static void json_run(struct ls_json *j, const struct probe_cli *c,
 		     const struct ls_probe_result *r, const struct ls_probe_run *run, bool sweep)
 {
-	double *v = r->is_prober ? latencies(c, r, run) : turnarounds(run->samples, run->count);
+	double *v = r->is_prober ? latencies(false, r, run) :
+		    turnarounds(run->samples, run->count);
 	double *t = r->is_prober ? turnarounds(run->peer, run->peer_count) : NULL;
 	struct ls_summary s;
 
@@ -500,6 +499,11 @@ static void json_run(struct ls_json *j, const struct probe_cli *c,
 	if (c->hist)
 		json_hist(j, v, v ? run->count : 0);
 	if (r->is_prober) {
+		double *rt = latencies(true, r, run);
+
+		ls_summarize(rt, rt ? run->count : 0, &s);
+		ls_json_summary(j, "rtt_summary", &s);
+		free(rt);
 		ls_json_obj_open(j, "responder");
 		ls_json_u64(j, "count", run->peer_count);
 		ls_summarize(t, t ? run->peer_count : 0, &s);
@@ -523,8 +527,9 @@ static void print_json(const struct probe_cli *c, const struct ls_probe_result *
 	ls_json_str(&j, "role", r->is_prober ? "prober" : "responder");
 	ls_json_str(&j, "verb", ls_probe_verb_name(r->verb));
 	ls_json_str(&j, "mode", r->events ? "events" : "poll");
-	ls_json_str(&j, "latency", latency_kind(c, r));
-	ls_json_u64(&j, "rtt_divisor", c->rtt ? 1 : ls_probe_rtt_divisor(r->verb));
+	/* samples_ns and summary are one-way (RTT / rtt_divisor) whatever --rtt says */
+	ls_json_str(&j, "latency", r->verb == LS_VERB_READ ? "read" : "one_way");
+	ls_json_u64(&j, "rtt_divisor", ls_probe_rtt_divisor(r->verb));
 	ls_json_str(&j, "clock", r->clock);
 	ls_json_str(&j, "hw_clock", hwclock_names[d->hwclock]);
 	ls_json_bool(&j, "rdma_cm", r->rdma_cm);
@@ -580,7 +585,7 @@ static void print_json(const struct probe_cli *c, const struct ls_probe_result *
 static int write_samples(const struct probe_cli *c, const struct ls_probe_result *r,
 			 struct ls_err *err)
 {
-	double div = c->rtt ? 1.0 : (double)ls_probe_rtt_divisor(r->verb);
+	double div = (double)ls_probe_rtt_divisor(r->verb);	/* latency_ns is one-way */
 	struct ls_afile af;
 	uint64_t idx = 0;
 
