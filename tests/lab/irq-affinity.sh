@@ -16,7 +16,7 @@
 plan_none
 
 B=$LS_BIN
-N=${IRQ_E2E_ITERS:-1500}
+N=${IRQ_E2E_ITERS:-600}
 SH=$(lab_shared)
 W=$SH/irq-e2e.$$
 mkdir -p "$W"
