@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# lab-kernels: 6.1
+# The regression suite itself (tests/regress.sh, behind `make -C tests
+# run_tests`): it stores a baseline, passes against it when nothing changed,
+# and fails with "regressed" when a delay of known size (netem 4 ms on the
+# responder's egress: +2 ms one-way, several times the lab's typical
+# latency) is injected.
+. "$(dirname "$0")/../lib.sh"
+plan_none
+
+base=$(mktemp -d)
+trap 'rm -rf "$base"' EXIT
+R=$LS_TOP/tests/regress.sh
+ITERS=400
+
+out=$(bash "$R" record --lab "$LAB_NAME" --baseline "$base" --name ci --iters $ITERS 2>&1); rc=$?
+if [ "$rc" = 0 ] && [ -s "$base/ci/breakdown.json" ] && [ -s "$base/ci/irq.json" ]; then
+	ok "baseline recorded (breakdown + irq profile)"
+else
+	not_ok "baseline recorded" "rc=$rc" "$out"
+fi
+out=$(bash "$R" run --lab "$LAB_NAME" --baseline "$base" --name ci --iters $ITERS --max-regress 50 2>&1); rc=$?
+if [ "$rc" = 0 ] && ! echo "$out" | grep -q '^not ok'; then
+	ok "same setup against its baseline: no regression"
+else
+	not_ok "same setup against its baseline" "rc=$rc" "$out"
+fi
+out=$(bash "$R" run --lab "$LAB_NAME" --baseline "$base" --name ci --iters $ITERS --max-regress 50 --netem 4ms 2>&1); rc=$?
+if [ "$rc" = 1 ] && echo "$out" | grep -q '^not ok .* - breakdown regressed'; then
+	ok "injected 4 ms delay: the suite fails with a breakdown regression"
+else
+	not_ok "injected delay is caught" "rc=$rc" "$out"
+fi
+out=$(bash "$R" run --lab "$LAB_NAME" --baseline "$base" --name missing --iters 50 2>&1); rc=$?
+if [ "$rc" = 1 ] && echo "$out" | grep -q "no baseline"; then
+	ok "a missing baseline is a failure that says how to make one"
+else
+	not_ok "missing baseline" "rc=$rc" "$out"
+fi
+done_testing
