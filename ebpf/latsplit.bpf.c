@@ -29,6 +29,7 @@ const volatile __s32 pids[LS_MAX_TASKS];
 const volatile __u32 nr_pids;
 const volatile bool records_on;
 const volatile bool threaded_irqs;
+const volatile bool is_rt;		/* PREEMPT_RT: softirqs run in threads */
 
 /*
  * Histograms, compacted: index = kind * nr_irqs + watched index for the
@@ -201,9 +202,12 @@ static __always_inline int on_irq_entry(__u32 irq)
 	__u32 cpu = bpf_get_smp_processor_id();
 	int idx = irq_index(irq);
 	struct ls_ebpf_cpu *st;
+	__u64 now, i;
 
 	if (idx < 0 && !cpu_watched(cpu))
 		return 0;
+	/* Stamp before anything costly, like the module's probe does. */
+	now = bpf_ktime_get_ns();
 	st = this_cpu_state();
 	if (!st)
 		return 0;
@@ -212,13 +216,19 @@ static __always_inline int on_irq_entry(__u32 irq)
 		st->irq_cont = 0;
 		return 0;
 	}
-	st->irq_start = bpf_ktime_get_ns();
+	st->irq_start = now;
 	st->irq = irq;
 	st->irq_idx = idx;
 	st->irq_cont = 0;
 	st->irq_ret = 0;
-	st->irq_raised_rx = 0;
 	st->irq_thread_pid = 0;
+	i = (__u32)idx;
+	ls_opaque(i);
+	/* The oldest interrupt not yet processed starts COMPLETION. */
+	if (i < LS_MAX_IRQS && !(st->comp_pending & (1u << i))) {
+		st->comp_start[i] = now;
+		st->comp_pending |= 1u << i;
+	}
 	return 0;
 }
 
@@ -228,12 +238,16 @@ static __always_inline int on_irq_exit(__u32 irq, struct irqaction *action,
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	struct ls_ebpf_cpu *st;
-	__u64 now, start, d, idx;
+	__u64 now, start, idx;
+	__u16 flags;
 
+	if (irq_index(irq) < 0 && !cpu_watched(cpu))
+		return 0;
+	/* Stamp first: the lookup's cost is not the handler's. */
+	now = bpf_ktime_get_ns();
 	st = this_cpu_state();
 	if (!st || !st->irq_start || st->irq != irq)
 		return 0;
-	now = bpf_ktime_get_ns();
 	st->irq_ret |= ret;
 	if (threaded_irqs && (ret & IRQ_WAKE_THREAD_BIT) && action)
 		st->irq_thread_pid = BPF_CORE_READ(action, thread, pid);
@@ -246,31 +260,33 @@ static __always_inline int on_irq_exit(__u32 irq, struct irqaction *action,
 	/* irq_idx is -1 (unwatched) or below LS_MAX_IRQS. */
 	idx = (__u32)st->irq_idx;
 	st->irq_start = 0;
-	d = now - start;
+	flags = (st->irq_ret & IRQ_WAKE_THREAD_BIT) ? LS_REC_F_RT_THREAD : 0;
 
+	if (st->softirq_cur)
+		st->softirq_nested++;
+	if (cpu_watched(cpu))
+		account(LS_SLOT_INTERFERENCE, LS_STAGE_INTERFERENCE, irq,
+			start, now, 0, flags, cpu);
 	ls_opaque(idx);
-	if (idx < LS_MAX_IRQS) {
-		account(LS_SLOT_HARDIRQ + idx, LS_STAGE_HARDIRQ, irq, start,
-			now, 0, 0, cpu);
-		/* The NIC scheduled NAPI (or its thread): completion pending. */
-		if ((st->irq_raised_rx || (st->irq_ret & IRQ_WAKE_THREAD_BIT)) &&
-		    !st->comp_start) {
-			st->comp_start = start;
-			st->comp_idx = idx;
-		}
-		if (threaded_irqs && (st->irq_ret & IRQ_WAKE_THREAD_BIT) &&
-		    st->irq_thread_pid && !ithr_pending[idx]) {
+	if (idx >= LS_MAX_IRQS)
+		return 0;
+	account(LS_SLOT_HARDIRQ + idx, LS_STAGE_HARDIRQ, irq, start, now, 0,
+		flags, cpu);
+	if (st->irq_ret & IRQ_WAKE_THREAD_BIT) {
+		if (threaded_irqs && st->irq_thread_pid && !ithr_pending[idx]) {
 			ithr_pid[idx] = st->irq_thread_pid;
 			ithr_pending[idx] = start;
 		}
+		return 0;
 	}
-	if (st->softirq_cur) {
-		st->softirq_nested++;
-		st->softirq_nested_ns += d;
-	}
-	if (cpu_watched(cpu))
-		account(LS_SLOT_INTERFERENCE, LS_STAGE_INTERFERENCE, irq,
-			start, now, 0, 0, cpu);
+	/*
+	 * Handled in hard context: no NAPI poll follows an interrupt that
+	 * left no NET_RX pending outside a NET_RX run, so its COMPLETION
+	 * must not wait for an unrelated later poll.
+	 */
+	if (!st->raise[LS_SOFTIRQ_NET_RX] &&
+	    st->softirq_cur != LS_SOFTIRQ_NET_RX + 1)
+		st->comp_pending &= ~(1u << idx);
 	return 0;
 }
 
@@ -285,10 +301,25 @@ static __always_inline int on_softirq_raise(__u64 vec)
 	st = this_cpu_state();
 	if (!st)
 		return 0;
-	if (vec == LS_SOFTIRQ_NET_RX && st->irq_start)
-		st->irq_raised_rx = 1;
 	if (!st->raise[vec])
 		st->raise[vec] = bpf_ktime_get_ns();
+	return 0;
+}
+
+/* LS_REC_F_RT_THREAD when softirqs run in a thread (PREEMPT_RT, ksoftirqd). */
+static __always_inline __u16 softirq_thread_flag(void)
+{
+	char comm[16];
+
+	if (is_rt)
+		return LS_REC_F_RT_THREAD;
+	if (bpf_get_current_comm(comm, sizeof(comm)))
+		return 0;
+	/* "ksoftirqd/" */
+	if (comm[0] == 'k' && comm[1] == 's' && comm[2] == 'o' &&
+	    comm[3] == 'f' && comm[4] == 't' && comm[5] == 'i' &&
+	    comm[6] == 'r' && comm[7] == 'q' && comm[8] == 'd' && comm[9] == '/')
+		return LS_REC_F_RT_THREAD;
 	return 0;
 }
 
@@ -306,51 +337,57 @@ static __always_inline int on_softirq_entry(__u64 vec)
 	watched = (1u << vec) & LS_SOFTIRQ_WATCHED_MASK;
 	if (!watched && !cpu_watched(cpu))
 		return 0;
+	now = bpf_ktime_get_ns();
 	st = this_cpu_state();
 	if (!st)
 		return 0;
-	now = bpf_ktime_get_ns();
+	st->run_flags = softirq_thread_flag();
 	if (watched && st->raise[vec]) {
 		account(LS_SLOT_SOFTIRQ_WAIT + vec, LS_STAGE_SOFTIRQ_WAIT, vec,
-			st->raise[vec], now, 0, 0, cpu);
+			st->raise[vec], now, 0, st->run_flags, cpu);
 		st->raise[vec] = 0;
 	}
 	st->softirq_cur = vec + 1;
 	st->softirq_start = now;
 	st->softirq_nested = 0;
-	st->softirq_nested_ns = 0;
-	if (vec == LS_SOFTIRQ_NET_RX)
+	if (vec == LS_SOFTIRQ_NET_RX) {
 		st->napi_mark = now;
+		st->napi_nested = 0;
+	}
 	return 0;
 }
 
-/* softirq_exit: close the run. */
+/* softirq_exit: close the run (SOFTIRQ_RUN, softirq INTERFERENCE). */
 static __always_inline int on_softirq_exit(__u64 vec)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	struct ls_ebpf_cpu *st;
-	__u64 now, start;
 	__u32 nested;
+	__u16 flags;
+	__u64 now;
 
+	ls_opaque(vec);
 	if (vec >= LS_NR_SOFTIRQS)
 		return 0;
+	if (!((1u << vec) & LS_SOFTIRQ_WATCHED_MASK) && !cpu_watched(cpu))
+		return 0;
+	now = bpf_ktime_get_ns();
 	st = this_cpu_state();
 	if (!st || st->softirq_cur != vec + 1)
 		return 0;
-	now = bpf_ktime_get_ns();
-	start = st->softirq_start;
 	nested = st->softirq_nested;
+	flags = st->run_flags | (nested ? LS_REC_F_NESTED : 0);
 	st->softirq_cur = 0;
 	if (vec == LS_SOFTIRQ_NET_RX)
 		st->napi_mark = 0;
 	if ((1u << vec) & LS_SOFTIRQ_WATCHED_MASK)
 		account(LS_SLOT_SOFTIRQ_RUN + vec, LS_STAGE_SOFTIRQ_RUN, vec,
-			start, now, nested, nested ? LS_REC_F_NESTED : 0, cpu);
-	/* Interference excludes nested hardirqs: they were counted already. */
+			st->softirq_start, now, nested, flags, cpu);
+	/* Like SOFTIRQ_RUN, the time includes nested hardirqs (aux counts them). */
 	if (cpu_watched(cpu))
 		account(LS_SLOT_INTERFERENCE, LS_STAGE_INTERFERENCE,
-			LS_ID_SOFTIRQ_BASE + vec, start,
-			now - st->softirq_nested_ns, nested, 0, cpu);
+			LS_ID_SOFTIRQ_BASE + vec, st->softirq_start, now,
+			nested, flags, cpu);
 	return 0;
 }
 
@@ -358,83 +395,58 @@ static __always_inline int on_softirq_exit(__u64 vec)
 static __always_inline int on_napi_poll(struct napi_struct *napi, int work)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
+	__u32 w = work > 0 ? work : 0;
 	struct ls_ebpf_cpu *st;
-	__u64 now, idx;
-	__u32 id;
+	__u32 nested, pend;
+	__u64 now;
 
 	st = this_cpu_state();
-	if (!st)
+	if (!st || (!st->napi_mark && !st->comp_pending))
 		return 0;
 	now = bpf_ktime_get_ns();
-	id = BPF_CORE_READ(napi, napi_id);
-	if (st->softirq_cur == LS_SOFTIRQ_NET_RX + 1 && st->napi_mark) {
-		account(LS_SLOT_NAPI_POLL, LS_STAGE_NAPI_POLL, id,
-			st->napi_mark, now, work, 0, cpu);
+	if (st->napi_mark && st->softirq_cur == LS_SOFTIRQ_NET_RX + 1) {
+		nested = st->softirq_nested - st->napi_nested;
+		account(LS_SLOT_NAPI_POLL, LS_STAGE_NAPI_POLL,
+			BPF_CORE_READ(napi, napi_id), st->napi_mark, now, w,
+			st->run_flags | (nested ? LS_REC_F_NESTED : 0), cpu);
 		st->napi_mark = now;
-	} else {
+		st->napi_nested = st->softirq_nested;
+	} else if (!st->napi_mark) {
 		/* Busy polling or threaded NAPI: no start to derive. */
 		count(LS_EBPF_CNT_NAPI_UNTIMED);
 	}
-	if (st->comp_start) {
-		idx = st->comp_idx;
-		ls_opaque(idx);
-		if (idx < LS_MAX_IRQS)
-			account(LS_SLOT_COMPLETION + idx, LS_STAGE_COMPLETION,
-				watched_irqs[idx], st->comp_start, now, work, 0,
-				cpu);
-		st->comp_start = 0;
+	/* Any poll ends the COMPLETION of every interrupt pending here. */
+	pend = st->comp_pending;
+	st->comp_pending = 0;
+	for (__u64 i = 0; i < LS_MAX_IRQS; i++) {
+		__u64 t;
+
+		if (i >= nr_irqs)
+			break;
+		if (!(pend & (1u << i)))
+			continue;
+		t = st->comp_start[i];
+		if (now - t > LS_EBPF_COMPLETION_MAX_NS) {
+			count(LS_EBPF_CNT_COMP_STALE);
+			continue;
+		}
+		account(LS_SLOT_COMPLETION + i, LS_STAGE_COMPLETION,
+			watched_irqs[i], t, now, w, st->run_flags, cpu);
 	}
 	return 0;
 }
 
-/* sched_switch: PREEMPT, WAKEUP and IRQ_THREAD ends; PREEMPT starts. */
+/* sched_switch: IRQ_THREAD, WAKEUP and PREEMPT ends; PREEMPT starts. */
 static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 				     struct task_struct *next)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
-	__s32 prev_pid, next_pid;
-	__u64 now = 0, i;
+	__s32 next_pid;
+	__u64 now = 0, i, t;
 
 	next_pid = BPF_CORE_READ(next, pid);
-	if (nr_pids) {
-		prev_pid = BPF_CORE_READ(prev, pid);
-		i = task_index(prev_pid);
-		ls_opaque(i);
-		if (i < LS_MAX_TASKS) {
-			now = bpf_ktime_get_ns();
-			tasks[i].oncpu = 0;
-			/* A wakeup seen while it was running was no wakeup. */
-			tasks[i].wake_pending = 0;
-			if (preempt ||
-			    BPF_CORE_READ(prev, __state) == TASK_RUNNING_STATE)
-				tasks[i].runnable_since = now;
-		}
-		i = task_index(next_pid);
-		ls_opaque(i);
-		if (i < LS_MAX_TASKS) {
-			__u64 t;
-
-			if (!now)
-				now = bpf_ktime_get_ns();
-			tasks[i].oncpu = 1;
-			t = tasks[i].runnable_since;
-			if (t) {
-				tasks[i].runnable_since = 0;
-				account(LS_SLOT_PREEMPT, LS_STAGE_PREEMPT,
-					next_pid, t, now, 0, 0, cpu);
-			}
-			t = tasks[i].wake_pending;
-			if (t) {
-				tasks[i].wake_pending = 0;
-				account(LS_SLOT_WAKEUP, LS_STAGE_WAKEUP,
-					next_pid, t, now, 0, 0, cpu);
-			}
-		}
-	}
 	if (threaded_irqs) {
 		for (i = 0; i < LS_MAX_IRQS; i++) {
-			__u64 t;
-
 			if (i >= nr_irqs)
 				break;
 			t = ithr_pending[i];
@@ -448,10 +460,34 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 				cpu);
 		}
 	}
+	if (!nr_pids)
+		return 0;
+	i = task_index(BPF_CORE_READ(prev, pid));
+	ls_opaque(i);
+	if (i < LS_MAX_TASKS &&
+	    (preempt || BPF_CORE_READ(prev, __state) == TASK_RUNNING_STATE)) {
+		if (!now)
+			now = bpf_ktime_get_ns();
+		__sync_val_compare_and_swap(&tasks[i].preempt_start, 0, now);
+	}
+	i = task_index(next_pid);
+	ls_opaque(i);
+	if (i >= LS_MAX_TASKS)
+		return 0;
+	if (!now)
+		now = bpf_ktime_get_ns();
+	t = __sync_lock_test_and_set(&tasks[i].wake_start, 0);
+	if (t)
+		account(LS_SLOT_WAKEUP, LS_STAGE_WAKEUP, next_pid, t, now, 0, 0,
+			cpu);
+	t = __sync_lock_test_and_set(&tasks[i].preempt_start, 0);
+	if (t)
+		account(LS_SLOT_PREEMPT, LS_STAGE_PREEMPT, next_pid, t, now, 0, 0,
+			cpu);
 	return 0;
 }
 
-/* sched_wakeup: a named task became runnable. */
+/* sched_wakeup: a named task became runnable: PREEMPT starts. */
 static __always_inline int on_wakeup(struct task_struct *p)
 {
 	__u64 i;
@@ -460,13 +496,34 @@ static __always_inline int on_wakeup(struct task_struct *p)
 		return 0;
 	i = task_index(BPF_CORE_READ(p, pid));
 	ls_opaque(i);
-	if (i < LS_MAX_TASKS && !tasks[i].runnable_since &&
-	    !tasks[i].oncpu)
-		tasks[i].runnable_since = bpf_ktime_get_ns();
+	if (i < LS_MAX_TASKS)
+		__sync_val_compare_and_swap(&tasks[i].preempt_start, 0,
+					    bpf_ktime_get_ns());
 	return 0;
 }
 
-/* tp_btf programs (BTF-typed arguments, trampolines). */
+/*
+ * sched_waking, in the waker's context: a named task woken from inside
+ * ib_uverbs_comp_handler on this CPU starts WAKEUP at the handler's entry.
+ */
+static __always_inline int on_waking(struct task_struct *p)
+{
+	struct ls_ebpf_cpu *st;
+	__u64 i;
+
+	if (!nr_pids)
+		return 0;
+	st = this_cpu_state();
+	if (!st || !st->comp_ts)
+		return 0;
+	i = task_index(BPF_CORE_READ(p, pid));
+	ls_opaque(i);
+	if (i < LS_MAX_TASKS)
+		__sync_val_compare_and_swap(&tasks[i].wake_start, 0, st->comp_ts);
+	return 0;
+}
+
+/* tp_btf programs (BTF-typed arguments). */
 SEC("tp_btf/irq_handler_entry")
 int BPF_PROG(btf_irq_entry, int irq, struct irqaction *action)
 {
@@ -514,6 +571,12 @@ SEC("tp_btf/sched_wakeup")
 int BPF_PROG(btf_sched_wakeup, struct task_struct *p)
 {
 	return on_wakeup(p);
+}
+
+SEC("tp_btf/sched_waking")
+int BPF_PROG(btf_sched_waking, struct task_struct *p)
+{
+	return on_waking(p);
 }
 
 /* raw_tp fallbacks: same bodies, untyped u64 arguments. */
@@ -566,17 +629,29 @@ int BPF_PROG(raw_sched_wakeup, struct task_struct *p)
 	return on_wakeup(p);
 }
 
-/* RDMA completion event queued: start WAKEUP for named tasks off-CPU. */
+SEC("raw_tp/sched_waking")
+int BPF_PROG(raw_sched_waking, struct task_struct *p)
+{
+	return on_waking(p);
+}
+
+/* RDMA completion event being queued: WAKEUP's start for whom it wakes. */
 SEC("kprobe/ib_uverbs_comp_handler")
 int BPF_KPROBE(kp_comp_handler)
 {
-	__u64 now = bpf_ktime_get_ns();
+	struct ls_ebpf_cpu *st = this_cpu_state();
 
-	for (__u64 i = 0; i < LS_MAX_TASKS; i++) {
-		if (i >= nr_pids)
-			break;
-		if (!tasks[i].oncpu && !tasks[i].wake_pending)
-			tasks[i].wake_pending = now;
-	}
+	if (st)
+		st->comp_ts = bpf_ktime_get_ns();
+	return 0;
+}
+
+SEC("kretprobe/ib_uverbs_comp_handler")
+int BPF_KRETPROBE(kr_comp_handler)
+{
+	struct ls_ebpf_cpu *st = this_cpu_state();
+
+	if (st)
+		st->comp_ts = 0;
 	return 0;
 }

@@ -103,7 +103,7 @@ static int check_tracepoints(bool need_sched, struct ls_err *err)
 	static const char *const tps[] = {
 		"irq_handler_entry", "irq_handler_exit", "softirq_raise",
 		"softirq_entry", "softirq_exit", "napi_poll",
-		"sched_switch", "sched_wakeup",
+		"sched_switch", "sched_wakeup", "sched_waking",
 	};
 	char name[128];
 	struct btf *btf;
@@ -196,29 +196,32 @@ static uint32_t ring_bytes(unsigned int ring_kib)
 
 /* Turn the tp_btf or the raw_tp set of programs off, and unneeded ones. */
 static void choose_programs(struct latsplit_bpf *s, bool raw_tp, bool sched,
-			    bool kprobe)
+			    bool tasks, bool kprobe)
 {
 	struct bpf_program *btf[] = {
 		s->progs.btf_irq_entry, s->progs.btf_irq_exit,
 		s->progs.btf_softirq_raise, s->progs.btf_softirq_entry,
 		s->progs.btf_softirq_exit, s->progs.btf_napi_poll,
 		s->progs.btf_sched_switch, s->progs.btf_sched_wakeup,
+		s->progs.btf_sched_waking,
 	};
 	struct bpf_program *raw[] = {
 		s->progs.raw_irq_entry, s->progs.raw_irq_exit,
 		s->progs.raw_softirq_raise, s->progs.raw_softirq_entry,
 		s->progs.raw_softirq_exit, s->progs.raw_napi_poll,
 		s->progs.raw_sched_switch, s->progs.raw_sched_wakeup,
+		s->progs.raw_sched_waking,
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(btf); i++) {
-		bool is_sched = i >= 6;
-		bool on = !is_sched || sched;
+		/* 6: sched_switch (tasks, IRQ threads); 7, 8: tasks only */
+		bool on = i < 6 || (i == 6 && sched) || (i > 6 && tasks);
 
 		bpf_program__set_autoload(btf[i], on && !raw_tp);
 		bpf_program__set_autoload(raw[i], on && raw_tp);
 	}
 	bpf_program__set_autoload(s->progs.kp_comp_handler, kprobe);
+	bpf_program__set_autoload(s->progs.kr_comp_handler, kprobe);
 }
 
 /* Open the skeleton and write the knobs; ready for load. */
@@ -252,13 +255,14 @@ static int skel_prepare(struct ls_backend *b, const struct ls_backend_cfg *cfg,
 	s->rodata->nr_pids = cfg->nr_pids;
 	s->rodata->records_on = cfg->ring_kib > 0;
 	s->rodata->threaded_irqs = threaded;
+	s->rodata->is_rt = access("/sys/kernel/realtime", F_OK) == 0;
 	ret = bpf_map__set_max_entries(s->maps.hists, b->nr_hist);
 	if (!ret)
 		ret = bpf_map__set_max_entries(s->maps.records,
 					       ring_bytes(cfg->ring_kib));
 	if (ret)
 		return ls_errnof(err, -ret, "ebpf: sizing the maps failed");
-	choose_programs(s, raw_tp, sched, kprobe);
+	choose_programs(s, raw_tp, sched, cfg->nr_pids > 0, kprobe);
 	return 0;
 }
 

@@ -29,11 +29,14 @@ irqs=$(lab_exec 0 "ls /sys/class/net/eth0/device/../msi_irqs 2>/dev/null | sort 
 [ -n "$irqs" ] || { not_ok "node0: find eth0's MSI IRQs"; done_testing; }
 check "$kver: insmod latsplit.ko" lab_exec 0 "rmmod latsplit 2>/dev/null; insmod $KO"
 
-# Both run until SIGINT; a warm-up ping with both attached first (the
+# Both run until SIGINT, the module's probes registered first (the order
+# decides which probe's own cost lands inside the other's interval); a
+# warm-up ping with both attached first (the
 # emulator translates each new code path on its first run, which would
 # inflate the first samples), then SIGUSR1 zeroes both on a quiet wire.
 cat > "$W/run.sh" <<EOF
 $BIN record --backend kmod --irq $irqs --json > $W/kmod.json 2> $W/kmod.err & k=\$!
+sleep 3
 $BIN record --backend ebpf --irq $irqs --json > $W/ebpf.json 2> $W/ebpf.err & e=\$!
 sleep 8
 ping -q -c 100 -i 0.01 192.0.2.2 > /dev/null; sleep 1

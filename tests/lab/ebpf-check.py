@@ -105,6 +105,10 @@ def cross(d, irqs):
             total += ce
             es += ge.get("sum_ns", 0)
             ks += gk.get("sum_ns", 0)
+            if ce or ck:
+                print("  irq %d cpu%d: p50 ebpf %s kmod %s, max ebpf %s kmod %s"
+                      % (irq, cpu, ge.get("p50_ns"), gk.get("p50_ns"),
+                         ge.get("max_ns"), gk.get("max_ns")))
             ok = abs(ce - ck) <= 2
             bad += not ok
             print("hardirq irq %d cpu%d: ebpf %d, kmod %d%s"
