@@ -196,7 +196,8 @@ static int build_rows(const struct compare_opts *o, const struct ls_series_set *
 		r->na = na;
 		r->nb = nb;
 		if (sa_ && sb_) {
-			struct ls_sample xa = { va, sa_, na }, xb = { vb, sb_, nb };
+			struct ls_sample xa = { va, sa_, na, a->unordered };
+			struct ls_sample xb = { vb, sb_, nb, b->unordered };
 
 			if (ls_mann_whitney_sample(&xa, &xb, !o->independent, &r->mwu, err) ||
 			    ls_quantile_test_sample(&xa, &xb, TAIL_Q, !o->independent, &r->qt, err)) {

@@ -27,6 +27,8 @@ struct ls_series {
 	bool has_samples;		/* a "samples_ns" array was given */
 	double *vals;			/* its values (owned), pooled over documents */
 	size_t nvals;
+	bool unordered;			/* some document's samples were sorted: */
+					/* no measurement order to rely on */
 	size_t ndocs;			/* documents it appeared in */
 	size_t last_doc;
 };

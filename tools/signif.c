@@ -58,13 +58,25 @@ static int cmp_index(const void *x, const void *y, void *ctx)
 	return (a > b) - (a < b);
 }
 
+/* Is v sorted (either way)? Then it carries no measurement order. */
+bool ls_samples_unordered(const double *v, size_t n)
+{
+	bool up = true, down = true;
+
+	for (size_t i = 1; i < n && (up || down); i++) {
+		up = up && v[i] >= v[i - 1];
+		down = down && v[i] <= v[i - 1];
+	}
+	return up || down;
+}
+
 /* Lag-1 autocorrelation of v's mid-ranks, in measurement order. */
 double ls_serial_rank_corr(const double *v, size_t n)
 {
 	double *rank, m = ((double)n + 1) / 2, num = 0, den = 0;
 	size_t *idx, i = 0;
 
-	if (n < 3)
+	if (n < 3 || ls_samples_unordered(v, n))
 		return 0;
 	idx = malloc(n * sizeof(*idx));
 	rank = malloc(n * sizeof(*rank));
@@ -100,7 +112,7 @@ double ls_serial_exceed_corr(const double *v, size_t n, double c)
 {
 	double p = 0, num = 0, den = 0;
 
-	if (n < 3)
+	if (n < 3 || ls_samples_unordered(v, n))
 		return 0;
 	for (size_t k = 0; k < n; k++)
 		p += v[k] > c;
@@ -158,8 +170,8 @@ int ls_mann_whitney_sample(const struct ls_sample *sa, const struct ls_sample *s
 	if (serial) {
 		double fa, fb;
 
-		r->rho_a = ls_serial_rank_corr(sa->v, na);
-		r->rho_b = ls_serial_rank_corr(sb->v, nb);
+		r->rho_a = sa->unordered ? 0 : ls_serial_rank_corr(sa->v, na);
+		r->rho_b = sb->unordered ? 0 : ls_serial_rank_corr(sb->v, nb);
 		fa = ar1_factor(&r->rho_a);
 		fb = ar1_factor(&r->rho_b);
 		r->inflation = combined_factor(fa, na, fb, nb);
@@ -182,7 +194,7 @@ int ls_mann_whitney_sample(const struct ls_sample *sa, const struct ls_sample *s
 int ls_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
 		    struct ls_mwu *r, struct ls_err *err)
 {
-	struct ls_sample sa = { a, NULL, na }, sb = { b, NULL, nb };
+	struct ls_sample sa = { a, NULL, na, false }, sb = { b, NULL, nb, false };
 	double *ca = NULL, *cb = NULL;
 	int ret;
 
@@ -279,8 +291,8 @@ int ls_quantile_test_sample(const struct ls_sample *sa, const struct ls_sample *
 	if (serial) {
 		double fa, fb;
 
-		r->rho_a = ls_serial_exceed_corr(sa->v, na, r->threshold);
-		r->rho_b = ls_serial_exceed_corr(sb->v, nb, r->threshold);
+		r->rho_a = sa->unordered ? 0 : ls_serial_exceed_corr(sa->v, na, r->threshold);
+		r->rho_b = sb->unordered ? 0 : ls_serial_exceed_corr(sb->v, nb, r->threshold);
 		fa = ar1_factor(&r->rho_a);
 		fb = ar1_factor(&r->rho_b);
 		r->inflation = combined_factor(fa, na, fb, nb);
@@ -302,7 +314,7 @@ int ls_quantile_test_sample(const struct ls_sample *sa, const struct ls_sample *
 int ls_quantile_test(const double *a, size_t na, const double *b, size_t nb,
 		     double q, struct ls_qtest *r, struct ls_err *err)
 {
-	struct ls_sample sa = { a, NULL, na }, sb = { b, NULL, nb };
+	struct ls_sample sa = { a, NULL, na, false }, sb = { b, NULL, nb, false };
 	double *ca = NULL, *cb = NULL;
 	int ret;
 

@@ -19,7 +19,8 @@
  * clamped to [0, 0.95]) gives the AR(1) long-run variance factor
  * f = (1 + rho) / (1 - rho); the two combine as (n_b f_a + n_a f_b) / n.
  * U's variance is multiplied by it, and the tail test's counts divided by
- * it (an effective sample size, as in Rao-Scott's design effect).
+ * it (an effective sample size, as in Rao-Scott's design effect). A sorted
+ * sample has no measurement order and gets no correction.
  *
  * Multiple tests: Holm's step-down adjustment controls the family-wise
  * error rate at alpha over all the tests of one comparison.
@@ -32,11 +33,15 @@
 
 #include "util.h"
 
-/* One sample: its values in measurement order and the same values sorted. */
+/*
+ * One sample: its values in measurement order and the same values sorted;
+ * unordered when v has no measurement order (no serial correction).
+ */
 struct ls_sample {
 	const double *v;
 	const double *sorted;
 	size_t n;
+	bool unordered;
 };
 
 struct ls_mwu {
@@ -65,9 +70,14 @@ int ls_mann_whitney_sample(const struct ls_sample *a, const struct ls_sample *b,
 			   bool serial, struct ls_mwu *r, struct ls_err *err);
 int ls_quantile_test_sample(const struct ls_sample *a, const struct ls_sample *b,
 			    double q, bool serial, struct ls_qtest *r, struct ls_err *err);
-/* Lag-1 autocorrelation of v's ranks (measurement order); 0 for n < 3. */
+/*
+ * Is v sorted ascending or descending? Such a sample (rebuilt from a
+ * histogram, say) has no measurement order, and is taken as independent.
+ */
+bool ls_samples_unordered(const double *v, size_t n);
+/* Lag-1 autocorrelation of v's ranks (measurement order); 0 for n < 3 or sorted v. */
 double ls_serial_rank_corr(const double *v, size_t n);
-/* Lag-1 autocorrelation of the indicators v[i] > c; 0 when constant. */
+/* Lag-1 autocorrelation of the indicators v[i] > c; 0 when constant or v is sorted. */
 double ls_serial_exceed_corr(const double *v, size_t n, double c);
 /* Mann-Whitney U of B against A, independent samples (both non-empty, finite). */
 int ls_mann_whitney(const double *a, size_t na, const double *b, size_t nb,

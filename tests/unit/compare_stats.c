@@ -255,8 +255,15 @@ TEST(serial_correlation_estimates)
 	double v[1000];
 
 	for (int i = 0; i < 1000; i++)
-		v[i] = i;			/* a trend: ranks follow each other */
-	ASSERT_GT(ls_serial_rank_corr(v, 1000), 0.99);
+		v[i] = i + 50 * (i % 7 == 0);	/* a trend: ranks follow each other */
+	ASSERT_GT(ls_serial_rank_corr(v, 1000), 0.9);
+	for (int i = 0; i < 1000; i++)
+		v[i] = i / 10;			/* sorted (histogram midpoints): no order */
+	ASSERT_TRUE(ls_samples_unordered(v, 1000));
+	ASSERT_EQ(0, ls_serial_rank_corr(v, 1000));
+	ASSERT_EQ(0, ls_serial_exceed_corr(v, 1000, 50));
+	v[500] = 1000;
+	ASSERT_FALSE(ls_samples_unordered(v, 1000));
 	for (int i = 0; i < 1000; i++)
 		v[i] = i % 2;			/* alternation: negative */
 	ASSERT_LT(ls_serial_rank_corr(v, 1000), -0.99);
@@ -276,7 +283,7 @@ static void serial_aa(int trials, size_t n, double rho, double scale_b, double a
 {
 	double *a = malloc(n * sizeof(*a)), *b = malloc(n * sizeof(*b));
 	double *sa = malloc(n * sizeof(*sa)), *sb = malloc(n * sizeof(*sb));
-	struct ls_sample xa = { a, sa, n }, xb = { b, sb, n };
+	struct ls_sample xa = { a, sa, n, false }, xb = { b, sb, n, false };
 	struct ls_err err;
 	struct ls_qtest q;
 	struct ls_mwu m;
