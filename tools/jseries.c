@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Find the latency distributions (summaries, samples_ns) in a latsplit JSON document. */
 #include "jseries.h"
+#include "signif.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -46,15 +47,29 @@ static int check_samples(struct walker *w, const struct ls_jv *samples, const ch
 	for (size_t i = 0; i < samples->arr.n; i++) {
 		const struct ls_jv *x = &samples->arr.v[i];
 
-		if (x->type != LS_JNUM || !(x->num >= 0)) {
+		if (x->type != LS_JNUM || !(x->num >= 0) || !isfinite(x->num)) {
 			char what[96];
 
 			snprintf(what, sizeof(what),
-				 "samples_ns[%zu] is %s, expected a number >= 0", i,
-				 x->type == LS_JNUM ? "negative" : ls_jtype_name(x->type));
+				 "samples_ns[%zu] is %s, expected a finite number >= 0", i,
+				 x->type != LS_JNUM ? ls_jtype_name(x->type) :
+				 x->num < 0 ? "negative" : "not finite");
 			return at(w, x, path, what);
 		}
 	}
+	return 0;
+}
+
+/* A summary's count, when present, is a whole number in [0, 2^53]. */
+static int check_count(struct walker *w, const struct ls_jv *summary, const char *path)
+{
+	const struct ls_jv *c = ls_jv_get(summary, "count");
+
+	if (!c)
+		return 0;
+	if (c->type != LS_JNUM || !(c->num >= 0) || c->num > 9007199254740992.0 ||
+	    c->num != floor(c->num))
+		return at(w, c, path, "summary count is not a whole number in [0, 2^53]");
 	return 0;
 }
 
@@ -67,6 +82,8 @@ static int add(struct walker *w, const char *path, const struct ls_jv *summary,
 	size_t have;
 
 	if (samples && check_samples(w, samples, path))
+		return -1;
+	if (summary && check_count(w, summary, path))
 		return -1;
 	if (s && s->last_doc == w->doc_index)
 		return at(w, summary ? summary : samples, path,
@@ -90,7 +107,7 @@ static int add(struct walker *w, const char *path, const struct ls_jv *summary,
 	s->last_doc = w->doc_index;
 	if (summary) {
 		const struct ls_jv *c = ls_jv_get(summary, "count");
-		size_t count = c && c->type == LS_JNUM && c->num >= 0 ? (size_t)c->num : 0;
+		size_t count = c ? (size_t)c->num : 0;
 
 		if (!s->ndocs) {
 			s->p50_ns = ls_jv_get(summary, "p50_ns")->num;
@@ -115,6 +132,9 @@ static int add(struct walker *w, const char *path, const struct ls_jv *summary,
 			for (size_t i = 0; i < samples->arr.n; i++)
 				s->vals[have + i] = samples->arr.v[i].num;
 			s->nvals = have + samples->arr.n;
+			if (samples->arr.n > 2 &&
+			    ls_samples_unordered(s->vals + have, samples->arr.n))
+				s->unordered = true;
 		}
 	}
 	return 0;

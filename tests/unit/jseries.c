@@ -109,6 +109,7 @@ TEST(values)
 	ASSERT_EQ(0, ls_series_samples(x, &v, &n, &err));
 	ASSERT_EQ(3, n);
 	ASSERT_EQ(7, v[2]);
+	ASSERT_TRUE(x->unordered);	/* 5, 6, 7: sorted, no measurement order */
 	free(v);
 	x = ls_series_find(&set, "resp.other");
 	ASSERT_FALSE(x->has_samples);
@@ -128,7 +129,16 @@ TEST(bad_documents)
 		{ "{\"kind\":\"probe\"}", "no numeric \"schema\"" },
 		{ "{\"schema\":1,\"kind\":3}", "no string \"kind\"" },
 		{ "{\"schema\":1,\"kind\":\"p\",\"a\":{\n\"samples_ns\":[1,\"x\"]}}",
-		  "t.json:2:17: a: samples_ns[1] is string, expected a number >= 0" },
+		  "t.json:2:17: a: samples_ns[1] is string, expected a finite number >= 0" },
+		/* counts past 2^53, fractional or negative: found by the fuzzer */
+		{ "{\"schema\":1,\"kind\":\"p\",\"a\":{\"p50_ns\":1,\"p99_ns\":2,\"count\":2.3e88}}",
+		  "a: summary count is not a whole number" },
+		{ "{\"schema\":1,\"kind\":\"p\",\"a\":{\"p50_ns\":1,\"p99_ns\":2,\"count\":1.5}}",
+		  "summary count is not a whole number" },
+		{ "{\"schema\":1,\"kind\":\"p\",\"a\":{\"p50_ns\":1,\"p99_ns\":2,\"count\":-1}}",
+		  "summary count is not a whole number" },
+		{ "{\"schema\":1,\"kind\":\"p\",\"a\":{\"p50_ns\":1,\"p99_ns\":2,\"count\":\"9\"}}",
+		  "summary count is not a whole number" },
 		{ "{\"schema\":1,\"kind\":\"p\",\"a\":{\"samples_ns\":[-1]}}", "samples_ns[0] is negative" },
 		{ "{\"schema\":1,\"kind\":\"p\",\"a\":{\"samples_ns\":7}}", "a: samples_ns is not an array" },
 		/* two array elements with the same name */
@@ -171,6 +181,7 @@ TEST(stream_pooling)
 	ASSERT_EQ(3, x->vals[2]);
 	ASSERT_EQ(2, x->ndocs);
 	ASSERT_TRUE(isnan(x->p50_ns));	/* summaries of two intervals do not pool */
+	ASSERT_FALSE(x->unordered);	/* segments of 2 and 1 values: too short to tell */
 	x = ls_series_find(&set, "y");
 	ASSERT_TRUE(isnan(x->p99_ns));
 	ASSERT_EQ(2, x->count);
