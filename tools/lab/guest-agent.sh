@@ -19,6 +19,11 @@ fatal() { log "FATAL: $*"; echo "$*" > "$state/node$node.failed" 2>/dev/null; ec
 mount -t tmpfs -o mode=1777 tmpfs /tmp
 mount -t tmpfs -o mode=0755 tmpfs /run
 mkdir -p /dev/pts /dev/shm; mount -t devpts devpts /dev/pts; mount -t tmpfs tmpfs /dev/shm
+# devtmpfs has no /dev/fd: without it bash's <(...) fails.
+[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
+[ -e /dev/stdin ] || ln -s /proc/self/fd/0 /dev/stdin
+[ -e /dev/stdout ] || ln -s /proc/self/fd/1 /dev/stdout
+[ -e /dev/stderr ] || ln -s /proc/self/fd/2 /dev/stderr
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mount -t bpf bpf /sys/fs/bpf 2>/dev/null
@@ -52,15 +57,19 @@ uname -r > "$state/node$node.ready.tmp" && mv "$state/node$node.ready.tmp" "$sta
 log "ready ($(uname -r))"
 
 cmds=$shared/cmd/node$node
-mkdir -p "$cmds"
-exec 9<> <(:)
+queue=$cmds/queue
+mkdir -p "$queue"
+# The idle wait: read with a timeout on a FIFO held open for writing by
+# ourselves, which never delivers data nor EOF (a sleep without a fork).
+mkfifo /run/lab-agent.wait && exec 9<> /run/lab-agent.wait || fatal "no wait FIFO"
 declare -A seen
 
 # run_one ID: run the command file ID.cmd in its own session.
 run_one() {
-	local id=$1 dir cwd
+	local id=$1 cwd
 	cwd=$(<"$cmds/$id.cwd") 2>/dev/null || cwd=/
 	(
+		rm -f "$queue/$id"
 		cd "$cwd" 2>/dev/null || cd /
 		setsid bash "$cmds/$id.cmd" > "$cmds/$id.out" 2> "$cmds/$id.err" < /dev/null &
 		pid=$!
@@ -71,22 +80,30 @@ run_one() {
 	) &
 }
 
+# kill_one ID: end command ID's whole session.
+kill_one() {
+	local id=$1 pid
+	pid=$(<"$cmds/$id.pid") 2>/dev/null && kill -KILL -- "-$pid" 2>/dev/null
+	rm -f "$queue/$id.kill"
+}
+
+# The host puts a marker per request into queue/ (ID to run ID.cmd,
+# ID.kill to end it, poweroff); results stay beside the commands. queue/
+# is empty when idle, so a poll costs one small readdir over 9p and no
+# fork, however many commands ran before: the agent must not steal the
+# CPU whose latency the tests measure.
 while :; do
-	for f in "$cmds"/*.cmd; do
+	for f in "$queue"/*; do
 		[ -e "$f" ] || continue
-		id=${f##*/}; id=${id%.cmd}
-		[ -n "${seen[$id]:-}" ] && continue
-		seen[$id]=1
-		if [ "$id" = poweroff ]; then
-			sync; echo o > /proc/sysrq-trigger
-		fi
-		run_one "$id"
+		id=${f##*/}
+		case $id in
+		poweroff) sync; echo o > /proc/sysrq-trigger ;;
+		*.kill) kill_one "${id%.kill}" ;;
+		*)
+			[ -n "${seen[$id]:-}" ] && continue
+			seen[$id]=1
+			run_one "$id" ;;
+		esac
 	done
-	for f in "$cmds"/*.kill; do
-		[ -e "$f" ] || continue
-		id=${f##*/}; id=${id%.kill}
-		pid=$(<"$cmds/$id.pid") 2>/dev/null && kill -KILL -- "-$pid" 2>/dev/null
-		rm -f "$f"
-	done
-	read -r -t 0.1 -u 9 _
+	read -r -t 0.1 -u 9 _ || [ $? -gt 128 ] || fatal "the idle wait returned at once"
 done
