@@ -1257,9 +1257,15 @@ static int server_loop(struct probe *p, struct ls_probe_run *run, struct ls_err 
 		if (sq_room(p, seen + tmo, i, err))
 			return -1;
 		*slast = tag;
+		/*
+		 * Stamped before the doorbell: a soft device (rxe) may put the
+		 * answer on the wire and the prober may see it before post()
+		 * returns, so only this stamp is sure to precede its arrival
+		 * (seen -> answered lies inside the prober's round trip).
+		 */
+		ans = ls_now_ns();
 		if (post(p, op, size, (uint32_t)i, false, &idx, err))
 			return -1;
-		ans = ls_now_ns();
 		if (run->count < run->capacity) {
 			if (run->hw_end_ns)
 				run->hw_end_ns[run->count] = ts;
