@@ -6,7 +6,7 @@
 # against the thresholds (the lab's emulated µs are far above the seed's, so
 # the defaults FAIL and generous ones PASS); ICMP dropped on node1 while RDMA
 # still works fails the ping row naming the pitfall; injected packet loss
-# makes the retransmit counters move.
+# on node0's egress makes its retransmit counters move.
 . "$(dirname "$0")/../lib.sh"
 plan_none
 
@@ -17,6 +17,7 @@ W=$SH/check.$$
 mkdir -p "$W"
 RELAX=(--normal-us 1-1000000 --abnormal-us 2000000 --hurts-us 5000000)
 cleanup() {
+	lab_exec 0 "tc qdisc del dev eth0 root" >/dev/null 2>&1
 	lab_exec 1 "tc qdisc del dev eth0 root" >/dev/null 2>&1
 	lab_exec 1 "pkill -f 'latsplit probe -d rxe0 -p $PORT'" >/dev/null 2>&1
 	rm -rf "$W"
@@ -87,12 +88,16 @@ else
 fi
 lab_exec 1 "tc qdisc del dev eth0 root"
 
-# 10 % loss on node1's egress: RDMA retransmits, the counters say so.
-lab_exec 1 "tc qdisc add dev eth0 root netem loss 10%"
+# 10 % loss on node0's own egress: its lost WRITEs are seen by nobody, so
+# only node0's retransmit timer recovers them (completer retries), and its
+# lost ACKs make node1 resend (duplicate requests at node0). Loss on node1's
+# egress would not do: a later cumulative ACK covers a lost one, and node1's
+# own retransmits are counted on node1, which check does not read.
+lab_exec 0 "tc qdisc add dev eth0 root netem loss 10%"
 lab_exec_t 300 0 "$B check -d rxe0 -p $PORT -u 14 -n 200 -c 5 ${RELAX[*]} --json 192.0.2.2 > $W/loss.json"
 o=$(row "$W/loss.json" oos-retrans)
 [[ "$o" == "WARN moved during the window"* ]] && ok "injected loss moves the retransmit counters: ${o:0:160}" ||
 	not_ok "injected loss shows in oos-retrans" "$o"
-lab_exec 1 "tc qdisc del dev eth0 root"
+lab_exec 0 "tc qdisc del dev eth0 root"
 check "dmesg clean on node0" dmesg_clean 0
 done_testing
