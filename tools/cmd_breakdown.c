@@ -28,6 +28,7 @@
 #include "json.h"
 #include "jsonr.h"
 #include "nic.h"
+#include "peers.h"
 #include "probe.h"
 #include "prom.h"
 #include "split.h"
@@ -63,7 +64,30 @@ struct bd_cli {
 	bool json;
 	const char *samples;
 	const char *prom;
+	const char *peers;		/* --peers FILE: a fleet run */
+	struct ls_peers plist;		/* its hosts */
 	bool verbose;
+};
+
+/* What --prom keeps of one measured pair once its analysis is freed. */
+struct bd_prom_ctr {
+	int host;
+	char name[112];
+	enum ls_ctr_class cls;
+	double value;
+};
+
+struct bd_prom_pair {
+	char peer[80];
+	bool ok;			/* the pair was measured and split */
+	struct ls_summary sums[4];	/* total, transmission, queuing, processing */
+	double tail_share[LS_NR_PARTS];
+	double floor_ns;
+	enum ls_layer next;
+	enum ls_part dom_p50, dom_tail;
+	enum ls_level level_p50;
+	struct bd_prom_ctr *ctr;
+	size_t nctr;
 };
 
 /* Runtime of one side: backend, drain thread, counters. */
@@ -93,7 +117,7 @@ struct bd_ctx {
 static void usage(FILE *fp)
 {
 	fprintf(fp,
-"usage: latsplit breakdown [OPTIONS] [PEER]\n"
+"usage: latsplit breakdown [OPTIONS] [PEER | --peers FILE]\n"
 "\n"
 "Split RDMA latency into transmission + queuing + processing. Without PEER:\n"
 "responder (run it first on the other host). With PEER: prober; it runs the\n"
@@ -142,11 +166,15 @@ static void usage(FILE *fp)
 "      --json                JSON document on stdout (kind \"breakdown\")\n"
 "      --samples FILE        every sample's parts as CSV\n"
 "      --prom FILE           Prometheus text format (node_exporter textfile)\n"
+"      --peers FILE          prober for every host in FILE (one per line, '#'\n"
+"                            comments), one after another; --json gives one JSON\n"
+"                            line per pair, --prom one file with a peer label\n"
 "  -v, --verbose             backend loader messages\n"
 "  -h, --help                this help\n"
 "\n"
-"exit status: 0 split done, 1 the run failed after it started, 2 bad input or\n"
-"could not start (also: the peer speaks another breakdown protocol).\n",
+"exit status: 0 split done, 1 the run failed after it started (--peers: some\n"
+"pair failed), 2 bad input or could not start (--peers: no pair could; also:\n"
+"the peer speaks another breakdown protocol).\n",
 		BD_DEFAULT_ITERS, LS_OOB_DEFAULT_PORT, BD_DEFAULT_RING_KIB);
 }
 
@@ -155,7 +183,7 @@ static int parse(struct bd_cli *c, int argc, char **argv, bool *help)
 {
 	enum { O_CPU = 256, O_VERB, O_CTMO, O_WTMO, O_LTMO, O_RING, O_GBPS, O_CABLE,
 	       O_HOPS, O_SWITCH, O_FLOOR, O_BASE, O_TAIL, O_NORMAL, O_ABN, O_HURTS,
-	       O_SHARE, O_EXPECT, O_JSON, O_SAMPLES, O_PROM, O_SLACK };
+	       O_SHARE, O_EXPECT, O_JSON, O_SAMPLES, O_PROM, O_SLACK, O_PEERS };
 	static const struct option lo[] = {
 		{ "ib-dev", required_argument, NULL, 'd' },
 		{ "ib-port", required_argument, NULL, 'i' },
@@ -191,6 +219,7 @@ static int parse(struct bd_cli *c, int argc, char **argv, bool *help)
 		{ "json", no_argument, NULL, O_JSON },
 		{ "samples", required_argument, NULL, O_SAMPLES },
 		{ "prom", required_argument, NULL, O_PROM },
+		{ "peers", required_argument, NULL, O_PEERS },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -346,6 +375,9 @@ static int parse(struct bd_cli *c, int argc, char **argv, bool *help)
 		case O_PROM:
 			c->prom = optarg;
 			break;
+		case O_PEERS:
+			c->peers = optarg;
+			break;
 		case 'v':
 			c->verbose = true;
 			break;
@@ -365,9 +397,19 @@ static int parse(struct bd_cli *c, int argc, char **argv, bool *help)
 		ls_warn("breakdown: one PEER at most ('%s' is extra)", argv[optind + 1]);
 		return LS_EXIT_USAGE;
 	}
-	c->is_prober = argc - optind == 1;
-	if (c->is_prober)
+	c->is_prober = argc - optind == 1 || c->peers;
+	if (c->peers && argc - optind == 1) {
+		ls_warn("breakdown: PEER and --peers: give one");
+		return LS_EXIT_USAGE;
+	}
+	if (c->peers && (c->samples || c->baseline)) {
+		ls_warn("breakdown: --samples and --baseline are of one pair: not with --peers");
+		return LS_EXIT_USAGE;
+	}
+	if (argc - optind == 1)
 		o->peer = argv[optind];
+	if (c->peers)
+		o->peer = c->peers;	/* checked as a prober; each host's in turn */
 	if (have_n && o->duration_ns) {
 		ls_warn("breakdown: --iters and --duration both set the run length: give one");
 		return LS_EXIT_USAGE;
@@ -386,6 +428,13 @@ static int parse(struct bd_cli *c, int argc, char **argv, bool *help)
 		ls_warn("breakdown: --json, --samples, --prom and --baseline belong to the prober "
 			"(the responder ships its data to it)");
 		return LS_EXIT_USAGE;
+	}
+	if (c->peers) {
+		if (ls_peers_load(c->peers, &c->plist, &err)) {
+			ls_warn("breakdown: %s", err.msg);
+			return LS_EXIT_USAGE;
+		}
+		o->peer = c->plist.v[0];
 	}
 	return 0;
 }
@@ -1592,6 +1641,11 @@ static void print_json(FILE *fp, const struct bd_an *a, const struct ls_probe_re
 	ls_json_obj_open(&j, NULL);
 	ls_json_u64(&j, "schema", LS_JSON_SCHEMA);
 	ls_json_str(&j, "kind", "breakdown");
+	/* When the probe ran (CLOCK_MONOTONIC of this host). */
+	ls_json_obj_open(&j, "run");
+	ls_json_u64(&j, "begin_ns", r->runs[0].begin_ns);
+	ls_json_u64(&j, "finish_ns", r->runs[0].finish_ns);
+	ls_json_obj_close(&j);
 	ls_json_obj_open(&j, "inputs");
 	ls_json_str(&j, "peer", r->peer);
 	ls_json_str(&j, "ibdev", r->dev.name);
@@ -1779,74 +1833,137 @@ static void write_samples(FILE *fp, const struct bd_an *a, const struct ls_probe
 			a->kern_rtt[i], a->tail[i]);
 }
 
-/* --prom: Prometheus text (tools/prom.h) for node_exporter's textfile collector. */
-static int write_prom(struct ls_prom *pr, const struct bd_an *a, const struct ls_probe_result *r,
-		      const struct ls_bd_host *local, const struct ls_bd_host *peer,
-		      struct ls_err *err)
+/* Keep what --prom writes of a split pair (peer given in pp->peer already). */
+static int prom_keep(struct bd_prom_pair *pp, const struct bd_an *a,
+		     const struct ls_bd_host *local, const struct ls_bd_host *peer,
+		     struct ls_err *err)
 {
 	const struct ls_bd_host *hosts[2] = { local, peer };
-	const struct ls_summary *sums[4] = {
-		&a->sp.sum_total, &a->sp.sum_part[LS_PART_TRANSMISSION],
-		&a->sp.sum_part[LS_PART_QUEUING], &a->sp.sum_part[LS_PART_PROCESSING],
-	};
-	static const char *const names[4] = { "total", "transmission", "queuing", "processing" };
-	struct ls_prom_label l[4] = { { "peer", r->peer } };
+	size_t n = 0;
 
+	pp->ok = true;
+	pp->sums[0] = a->sp.sum_total;
+	pp->sums[1] = a->sp.sum_part[LS_PART_TRANSMISSION];
+	pp->sums[2] = a->sp.sum_part[LS_PART_QUEUING];
+	pp->sums[3] = a->sp.sum_part[LS_PART_PROCESSING];
+	memcpy(pp->tail_share, a->sp.tail_share, sizeof(pp->tail_share));
+	pp->floor_ns = a->sp.floor_ns;
+	pp->next = a->v.next;
+	pp->dom_p50 = a->v.dom_p50;
+	pp->dom_tail = a->v.dom_tail;
+	pp->level_p50 = a->v.level_p50;
+	for (int h = 0; h < 2; h++)
+		for (size_t i = 0; hosts[h] && i < hosts[h]->ctr.n; i++)
+			n += ls_ctr_moved(&hosts[h]->ctr.v[i]);
+	pp->ctr = n ? calloc(n, sizeof(*pp->ctr)) : NULL;
+	if (n && !pp->ctr)
+		return ls_errnof(err, ENOMEM, "--prom: statistics of %s", pp->peer);
+	for (int h = 0; h < 2; h++) {
+		for (size_t i = 0; hosts[h] && i < hosts[h]->ctr.n; i++) {
+			const struct ls_ctr_delta *d = &hosts[h]->ctr.v[i];
+			struct bd_prom_ctr *pc;
+
+			if (!ls_ctr_moved(d))
+				continue;
+			pc = &pp->ctr[pp->nctr++];
+			pc->host = h;
+			snprintf(pc->name, sizeof(pc->name), "%s", d->name);
+			pc->cls = d->cls;
+			pc->value = d->gauge ? (double)d->after : (double)d->delta;
+		}
+	}
+	return 0;
+}
+
+/*
+ * --prom: Prometheus text (tools/prom.h) for node_exporter's textfile
+ * collector; one family at a time over every pair, a peer label each.
+ */
+static int write_prom(struct ls_prom *pr, const struct bd_prom_pair *pp, size_t n,
+		      struct ls_err *err)
+{
+	static const char *const names[4] = { "total", "transmission", "queuing", "processing" };
+	struct ls_prom_label l[4];
+	size_t i;
+
+	if (ls_prom_family(pr, "latsplit_breakdown_up", LS_PROM_GAUGE,
+			   "1 when the pair was measured and split, 0 when its run failed.", err))
+		return -1;
+	for (i = 0; i < n; i++) {
+		l[0] = (struct ls_prom_label){ "peer", pp[i].peer };
+		if (ls_prom_sample(pr, NULL, l, 1, pp[i].ok, err))
+			return -1;
+	}
 	if (ls_prom_family(pr, "latsplit_breakdown_seconds", LS_PROM_SUMMARY,
 			   "One-way RDMA latency by part (total = transmission + queuing + processing).",
 			   err))
 		return -1;
-	for (int p = 0; p < 4; p++) {
-		l[1] = (struct ls_prom_label){ "part", names[p] };
-		if (ls_prom_summary(pr, l, 2, sums[p], err))
-			return -1;
+	for (i = 0; i < n; i++) {
+		l[0] = (struct ls_prom_label){ "peer", pp[i].peer };
+		for (int p = 0; p < 4 && pp[i].ok; p++) {
+			l[1] = (struct ls_prom_label){ "part", names[p] };
+			if (ls_prom_summary(pr, l, 2, &pp[i].sums[p], err))
+				return -1;
+		}
 	}
 	if (ls_prom_family(pr, "latsplit_breakdown_max_seconds", LS_PROM_GAUGE,
 			   "Largest one-way latency by part.", err))
 		return -1;
-	for (int p = 0; p < 4; p++) {
-		l[1] = (struct ls_prom_label){ "part", names[p] };
-		if (ls_prom_sample(pr, NULL, l, 2, sums[p]->max * 1e-9, err))
-			return -1;
+	for (i = 0; i < n; i++) {
+		l[0] = (struct ls_prom_label){ "peer", pp[i].peer };
+		for (int p = 0; p < 4 && pp[i].ok; p++) {
+			l[1] = (struct ls_prom_label){ "part", names[p] };
+			if (ls_prom_sample(pr, NULL, l, 2, pp[i].sums[p].max * 1e-9, err))
+				return -1;
+		}
 	}
 	if (ls_prom_family(pr, "latsplit_breakdown_tail_share", LS_PROM_GAUGE,
 			   "Share of the slowest samples' excess over p50 by part.", err))
 		return -1;
-	for (int p = 0; p < LS_NR_PARTS; p++) {
-		l[1] = (struct ls_prom_label){ "part", ls_part_name(p) };
-		if (ls_prom_sample(pr, NULL, l, 2, a->sp.tail_share[p], err))
-			return -1;
+	for (i = 0; i < n; i++) {
+		l[0] = (struct ls_prom_label){ "peer", pp[i].peer };
+		for (int p = 0; p < LS_NR_PARTS && pp[i].ok; p++) {
+			l[1] = (struct ls_prom_label){ "part", ls_part_name(p) };
+			if (ls_prom_sample(pr, NULL, l, 2, pp[i].tail_share[p], err))
+				return -1;
+		}
 	}
 	if (ls_prom_family(pr, "latsplit_breakdown_floor_seconds", LS_PROM_GAUGE,
 			   "Base floor of processing (inferred, or a baseline's median residual).",
-			   err) ||
-	    ls_prom_sample(pr, NULL, l, 1, a->sp.floor_ns * 1e-9, err))
+			   err))
 		return -1;
-	l[1] = (struct ls_prom_label){ "next_layer", ls_layer_name(a->v.next) };
-	l[2] = (struct ls_prom_label){ "dominant_p50", ls_part_name(a->v.dom_p50) };
-	l[3] = (struct ls_prom_label){ "dominant_tail", ls_part_name(a->v.dom_tail) };
+	for (i = 0; i < n; i++) {
+		l[0] = (struct ls_prom_label){ "peer", pp[i].peer };
+		if (pp[i].ok && ls_prom_sample(pr, NULL, l, 1, pp[i].floor_ns * 1e-9, err))
+			return -1;
+	}
 	if (ls_prom_family(pr, "latsplit_breakdown_level", LS_PROM_GAUGE,
 			   "Verdict on p50: 0 below normal, 1 normal, 2 elevated, 3 abnormal, 4 hurts training.",
-			   err) ||
-	    ls_prom_sample(pr, NULL, l, 4, (double)a->v.level_p50, err))
+			   err))
 		return -1;
+	for (i = 0; i < n; i++) {
+		if (!pp[i].ok)
+			continue;
+		l[0] = (struct ls_prom_label){ "peer", pp[i].peer };
+		l[1] = (struct ls_prom_label){ "next_layer", ls_layer_name(pp[i].next) };
+		l[2] = (struct ls_prom_label){ "dominant_p50", ls_part_name(pp[i].dom_p50) };
+		l[3] = (struct ls_prom_label){ "dominant_tail", ls_part_name(pp[i].dom_tail) };
+		if (ls_prom_sample(pr, NULL, l, 4, (double)pp[i].level_p50, err))
+			return -1;
+	}
 	if (ls_prom_family(pr, "latsplit_breakdown_stat_change", LS_PROM_GAUGE,
 			   "NIC/RDMA/qdisc statistics that moved during the run (delta, or level for gauges).",
 			   err))
 		return -1;
-	for (int h = 0; h < 2; h++) {
-		if (!hosts[h])
-			continue;
-		for (size_t i = 0; i < hosts[h]->ctr.n; i++) {
-			const struct ls_ctr_delta *d = &hosts[h]->ctr.v[i];
+	for (i = 0; i < n; i++) {
+		l[0] = (struct ls_prom_label){ "peer", pp[i].peer };
+		for (size_t k = 0; k < pp[i].nctr; k++) {
+			const struct bd_prom_ctr *pc = &pp[i].ctr[k];
 
-			if (!ls_ctr_moved(d))
-				continue;
-			l[1] = (struct ls_prom_label){ "host", host_names[h] };
-			l[2] = (struct ls_prom_label){ "stat", d->name };
-			l[3] = (struct ls_prom_label){ "class", ls_ctr_class_name(d->cls) };
-			if (ls_prom_sample(pr, NULL, l, 4,
-					   d->gauge ? (double)d->after : (double)d->delta, err))
+			l[1] = (struct ls_prom_label){ "host", host_names[pc->host] };
+			l[2] = (struct ls_prom_label){ "stat", pc->name };
+			l[3] = (struct ls_prom_label){ "class", ls_ctr_class_name(pc->cls) };
+			if (ls_prom_sample(pr, NULL, l, 4, pc->value, err))
 				return -1;
 		}
 	}
@@ -1898,14 +2015,16 @@ static int run_responder(struct bd_cli *c, struct bd_ctx *x)
 	return rc;
 }
 
-/* The prober: measure, split, print, write the files. */
-static int run_prober(struct bd_cli *c, struct bd_ctx *x)
+/*
+ * One prober run against c->o.peer: measure, split, print; the samples
+ * file (sf, or NULL) is filled and committed, and pp (or NULL) keeps what
+ * --prom writes. Returns an exit status.
+ */
+static int run_pair(struct bd_cli *c, struct bd_ctx *x, const struct bd_base *base,
+		    struct ls_afile *sf, struct bd_prom_pair *pp)
 {
-	struct ls_afile sf = { 0 };
-	struct ls_prom pf;
 	struct ls_probe_result r;
 	struct ls_err err = { "" };
-	struct bd_base base;
 	struct bd_an a;
 	char rate[96];
 	double gbps;
@@ -1913,26 +2032,16 @@ static int run_prober(struct bd_cli *c, struct bd_ctx *x)
 
 	memset(&r, 0, sizeof(r));
 	memset(&a, 0, sizeof(a));
-	memset(&base, 0, sizeof(base));
-	memset(&pf, 0, sizeof(pf));
 	x->res = &r;
-	if (c->baseline && load_baseline(c->baseline, c->o.sizes[0], c->o.verb, &base, &err)) {
-		ls_warn("breakdown: %s", err.msg);
-		return LS_EXIT_USAGE;
-	}
-	if (open_outputs(c, &sf, &pf, &err)) {
-		ls_warn("breakdown: %s", err.msg);
-		return LS_EXIT_USAGE;
-	}
 	if (bd_start(x, &err)) {
 		ls_warn("breakdown: %s", err.msg);
-		goto abort;
+		goto out;
 	}
 	if (!c->link_gbps &&
 	    ls_wire_read_rate(NULL, x->ibdev, c->o.ib_port, &gbps, rate, sizeof(rate), &err)) {
 		ls_warn("breakdown: link rate unknown (%s): give --link-gbps", err.msg);
 		bd_stop(x);
-		goto abort;
+		goto out;
 	}
 	if (!x->local.measured)
 		ls_warn("breakdown: prober: no kernel backend (%s): this side's processing is unmeasured",
@@ -1943,7 +2052,7 @@ static int run_prober(struct bd_cli *c, struct bd_ctx *x)
 		rc = r.nruns && r.runs[0].count ? LS_EXIT_FAIL : LS_EXIT_USAGE;
 		if (strstr(err.msg, "breakdown protocol") || strstr(err.msg, "breakdown-peer"))
 			rc = LS_EXIT_USAGE;
-		goto abort;
+		goto out;
 	}
 	bd_stop(x);
 	bd_counters(x);
@@ -1954,47 +2063,154 @@ static int run_prober(struct bd_cli *c, struct bd_ctx *x)
 	if (!x->have_peer) {
 		ls_warn("breakdown: the responder sent no breakdown data");
 		rc = LS_EXIT_FAIL;
-		goto abort;
+		goto out;
 	}
 	if (!x->peer.measured)
 		ls_warn("breakdown: responder: no kernel backend (%s): its processing is unmeasured",
 			x->peer.why);
-	if (analyze(&a, &r, c, &x->local, &x->peer, &base, &err)) {
+	if (analyze(&a, &r, c, &x->local, &x->peer, base, &err)) {
 		ls_warn("breakdown: %s", err.msg);
 		rc = LS_EXIT_FAIL;
-		goto abort;
+		goto out;
 	}
 	if (c->json)
-		print_json(stdout, &a, &r, c, &x->local, &x->peer, &base);
+		print_json(stdout, &a, &r, c, &x->local, &x->peer, base);
 	else
-		print_text(&a, &r, c, &x->local, &x->peer, &base);
+		print_text(&a, &r, c, &x->local, &x->peer, base);
 	fflush(stdout);
 	rc = LS_EXIT_OK;
-	if (c->samples) {
-		write_samples(sf.fp, &a, &r.runs[0]);
-		if (ls_afile_commit(&sf, &err)) {
+	if (sf) {
+		write_samples(sf->fp, &a, &r.runs[0]);
+		if (ls_afile_commit(sf, &err)) {
 			ls_warn("breakdown: --samples: %s", err.msg);
 			rc = LS_EXIT_USAGE;
 		}
+		sf = NULL;
 	}
-	if (c->prom) {
-		if (write_prom(&pf, &a, &r, &x->local, &x->peer, &err) ||
-		    ls_prom_commit(&pf, &err)) {
-			ls_prom_abort(&pf);
-			ls_warn("breakdown: --prom: %s", err.msg);
-			rc = LS_EXIT_USAGE;
-		}
+	if (pp && prom_keep(pp, &a, &x->local, &x->peer, &err)) {
+		ls_warn("breakdown: %s", err.msg);
+		rc = LS_EXIT_USAGE;
 	}
+out:
+	if (sf)
+		ls_afile_abort(sf);
 	an_free(&a);
 	ls_probe_result_free(&r);
 	return rc;
-abort:
-	if (c->samples)
-		ls_afile_abort(&sf);
-	if (c->prom)
-		ls_prom_abort(&pf);
-	an_free(&a);
-	ls_probe_result_free(&r);
+}
+
+/* Free what one pair's run left in x, so the next pair starts clean. */
+static void ctx_reset(struct bd_ctx *x)
+{
+	struct bd_cli *c = x->c;
+
+	ls_bd_host_free(&x->local);
+	ls_bd_host_free(&x->peer);
+	if (x->have_before)
+		ls_ctr_snap_free(&x->before);
+	if (x->have_after)
+		ls_ctr_snap_free(&x->after);
+	memset(x, 0, sizeof(*x));
+	x->c = c;
+}
+
+/* A --peers run: every pair's JSON as a line of its own, on stdout. */
+static void print_pair_error(const struct bd_cli *c, const char *peer, int rc)
+{
+	struct ls_json j;
+
+	if (!c->json) {
+		printf("== %s: failed (exit %d, see the messages above)\n\n", peer, rc);
+		return;
+	}
+	ls_json_init(&j, stdout, false);
+	ls_json_obj_open(&j, NULL);
+	ls_json_u64(&j, "schema", LS_JSON_SCHEMA);
+	ls_json_str(&j, "kind", "breakdown");
+	ls_json_str(&j, "peer", peer);
+	ls_json_bool(&j, "ok", false);
+	ls_json_i64(&j, "exit_status", rc);
+	ls_json_obj_close(&j);
+	ls_json_end(&j);
+}
+
+/* The prober: one pair (PEER) or every host of --peers in turn, then the files. */
+static int run_prober(struct bd_cli *c, struct bd_ctx *x)
+{
+	struct bd_prom_pair *pp = NULL;
+	struct ls_afile sf = { 0 };
+	struct ls_err err = { "" };
+	struct bd_base base;
+	struct ls_prom pf;
+	size_t npeers = c->peers ? c->plist.n : 1, failed = 0, unstarted = 0;
+	int rc = LS_EXIT_OK;
+
+	memset(&base, 0, sizeof(base));
+	memset(&pf, 0, sizeof(pf));
+	if (c->baseline && load_baseline(c->baseline, c->o.sizes[0], c->o.verb, &base, &err)) {
+		ls_warn("breakdown: %s", err.msg);
+		return LS_EXIT_USAGE;
+	}
+	if (c->prom) {
+		pp = calloc(npeers, sizeof(*pp));
+		if (!pp) {
+			ls_warn("breakdown: --prom: out of memory for %zu pairs", npeers);
+			return LS_EXIT_USAGE;
+		}
+	}
+	if (open_outputs(c, &sf, &pf, &err)) {
+		ls_warn("breakdown: %s", err.msg);
+		free(pp);
+		return LS_EXIT_USAGE;
+	}
+	for (size_t i = 0; i < npeers; i++) {
+		int prc;
+
+		if (c->peers) {
+			c->o.peer = c->plist.v[i];
+			ctx_reset(x);
+			if (!c->json)
+				printf("== pair %zu/%zu: %s\n", i + 1, npeers, c->o.peer);
+			fflush(stdout);
+		}
+		if (pp)
+			snprintf(pp[i].peer, sizeof(pp[i].peer), "%s:%u", c->o.peer, c->o.port);
+		prc = run_pair(c, x, &base, c->samples ? &sf : NULL, pp ? &pp[i] : NULL);
+		if (!c->peers) {
+			rc = prc;
+			break;
+		}
+		if (prc) {
+			failed++;
+			unstarted += prc == LS_EXIT_USAGE;
+			print_pair_error(c, pp ? pp[i].peer : c->o.peer, prc);
+		}
+	}
+	if (c->peers) {
+		if (failed)
+			ls_warn("breakdown: %zu of %zu pairs failed", failed, npeers);
+		rc = failed ? LS_EXIT_FAIL : LS_EXIT_OK;
+		if (unstarted == npeers)
+			rc = LS_EXIT_USAGE;	/* not one pair could start */
+	}
+	if (c->prom) {
+		/*
+		 * One pair that failed writes no file (nothing was measured); a
+		 * fleet run writes every pair, the failed ones as up 0.
+		 */
+		if (c->peers || rc == LS_EXIT_OK) {
+			if (write_prom(&pf, pp, npeers, &err) || ls_prom_commit(&pf, &err)) {
+				ls_prom_abort(&pf);
+				ls_warn("breakdown: --prom: %s", err.msg);
+				rc = LS_EXIT_USAGE;
+			}
+		} else {
+			ls_prom_abort(&pf);
+		}
+		for (size_t i = 0; i < npeers; i++)
+			free(pp[i].ctr);
+		free(pp);
+	}
 	return rc;
 }
 
@@ -2038,11 +2254,7 @@ int cmd_breakdown(int argc, char **argv)
 	c.o.arg = &x;
 	x.c = &c;
 	rc = c.is_prober ? run_prober(&c, &x) : run_responder(&c, &x);
-	ls_bd_host_free(&x.local);
-	ls_bd_host_free(&x.peer);
-	if (x.have_before)
-		ls_ctr_snap_free(&x.before);
-	if (x.have_after)
-		ls_ctr_snap_free(&x.after);
+	ctx_reset(&x);
+	ls_peers_free(&c.plist);
 	return rc;
 }

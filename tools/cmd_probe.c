@@ -11,7 +11,9 @@
 #include "../include/uapi/latsplit.h"
 #include "commands.h"
 #include "json.h"
+#include "peers.h"
 #include "probe.h"
+#include "prom.h"
 #include "stats.h"
 #include "util.h"
 
@@ -21,6 +23,9 @@ struct probe_cli {
 	struct ls_probe_opts o;
 	bool sweep, rtt, json, hist;
 	const char *samples;
+	const char *prom;		/* --prom FILE */
+	const char *peers;		/* --peers FILE: a fleet run */
+	struct ls_peers plist;
 	int samples_fmt;
 	bool tty;
 	bool progress_shown;
@@ -30,7 +35,7 @@ struct probe_cli {
 static void usage(FILE *fp)
 {
 	fprintf(fp,
-"usage: latsplit probe [OPTIONS] [PEER]\n"
+"usage: latsplit probe [OPTIONS] [PEER | --peers FILE]\n"
 "\n"
 "Verbs latency probe. Without PEER: responder (waits for a prober). With PEER:\n"
 "prober (connects to the responder on PEER and measures).\n"
@@ -62,10 +67,15 @@ static void usage(FILE *fp)
 "                            *.ndjson / *.jsonl)\n"
 "      --samples-format FMT  csv or ndjson (overrides the file name)\n"
 "      --hist                print a log-linear histogram\n"
+"      --prom FILE           per-pair one-way latency in Prometheus text format\n"
+"      --peers FILE          prober for every host in FILE (one per line, '#'\n"
+"                            comments), one after another; --json gives one JSON\n"
+"                            line per pair, --prom one file with a peer label\n"
 "  -h, --help                this help\n"
 "\n"
 "exit status: 0 measured, 1 the run failed after it started (what was measured\n"
-"is still reported), 2 bad input or could not start.\n",
+"is still reported; --peers: some pair failed), 2 bad input or could not start\n"
+"(--peers: no pair could).\n",
 		LS_OOB_DEFAULT_PORT);
 }
 
@@ -95,7 +105,7 @@ static void end_progress(void *arg, const struct ls_probe_run *run)
 static int parse(struct probe_cli *c, int argc, char **argv, bool *help)
 {
 	enum { O_CPU = 256, O_VERB, O_RTT, O_JSON, O_SAMPLES, O_SFMT, O_HIST, O_CTMO,
-	       O_WTMO, O_LTMO, O_FOREVER, O_MAXS, O_SWMAX };
+	       O_WTMO, O_LTMO, O_FOREVER, O_MAXS, O_SWMAX, O_PROM, O_PEERS };
 	static const struct option lo[] = {
 		{ "ib-dev", required_argument, NULL, 'd' },
 		{ "ib-port", required_argument, NULL, 'i' },
@@ -118,6 +128,8 @@ static int parse(struct probe_cli *c, int argc, char **argv, bool *help)
 		{ "listen-timeout", required_argument, NULL, O_LTMO },
 		{ "forever", no_argument, NULL, O_FOREVER },
 		{ "rtt", no_argument, NULL, O_RTT },
+		{ "prom", required_argument, NULL, O_PROM },
+		{ "peers", required_argument, NULL, O_PEERS },
 		{ "json", no_argument, NULL, O_JSON },
 		{ "samples", required_argument, NULL, O_SAMPLES },
 		{ "samples-format", required_argument, NULL, O_SFMT },
@@ -220,6 +232,12 @@ static int parse(struct probe_cli *c, int argc, char **argv, bool *help)
 		case O_RTT:
 			c->rtt = true;
 			break;
+		case O_PROM:
+			c->prom = optarg;
+			break;
+		case O_PEERS:
+			c->peers = optarg;
+			break;
 		case O_JSON:
 			c->json = true;
 			break;
@@ -257,6 +275,20 @@ static int parse(struct probe_cli *c, int argc, char **argv, bool *help)
 		return LS_EXIT_USAGE;
 	}
 	/* Validation after parsing. */
+	if (c->peers && o->peer) {
+		ls_warn("probe: PEER and --peers: give one");
+		return LS_EXIT_USAGE;
+	}
+	if (c->peers && c->samples) {
+		ls_warn("probe: --samples is of one pair: not with --peers");
+		return LS_EXIT_USAGE;
+	}
+	if (c->peers)
+		o->peer = c->peers;	/* checked as a prober; each host's in turn */
+	if (c->prom && !o->peer) {
+		ls_warn("probe: --prom is the prober's");
+		return LS_EXIT_USAGE;
+	}
 	if (have_n && o->duration_ns) {
 		ls_warn("probe: -n and -D exclude each other");
 		return LS_EXIT_USAGE;
@@ -296,6 +328,13 @@ static int parse(struct probe_cli *c, int argc, char **argv, bool *help)
 	if (ls_probe_opts_check(o, o->peer != NULL, &err)) {
 		ls_warn("probe: %s", err.msg);
 		return LS_EXIT_USAGE;
+	}
+	if (c->peers) {
+		if (ls_peers_load(c->peers, &c->plist, &err)) {
+			ls_warn("probe: %s", err.msg);
+			return LS_EXIT_USAGE;
+		}
+		o->peer = c->plist.v[0];
 	}
 	return 0;
 }
@@ -634,15 +673,174 @@ static int write_samples(const struct probe_cli *c, const struct ls_probe_result
 	return ls_afile_commit(&af, err);
 }
 
-/* `latsplit probe`. */
+/* What --prom keeps of one pair: its one-way summary per size. */
+struct probe_prom_run {
+	uint32_t size;
+	struct ls_summary s;
+};
+
+struct probe_prom_pair {
+	char peer[80];
+	bool ok;			/* every run complete */
+	struct probe_prom_run *runs;
+	size_t nruns;
+};
+
+/* Keep the one-way summaries of r's runs in pp. */
+static int prom_keep(struct probe_prom_pair *pp, const struct ls_probe_result *r,
+		     struct ls_err *err)
+{
+	pp->runs = calloc(r->nruns ? r->nruns : 1, sizeof(*pp->runs));
+	if (!pp->runs)
+		return ls_errnof(err, ENOMEM, "--prom: summaries of %s", pp->peer);
+	for (unsigned int k = 0; k < r->nruns; k++) {
+		double *v = latencies(false, r, &r->runs[k]);
+
+		if (r->runs[k].count && !v)
+			return ls_errnof(err, ENOMEM, "--prom: summaries of %s", pp->peer);
+		pp->runs[k].size = r->runs[k].size;
+		ls_summarize(v, v ? r->runs[k].count : 0, &pp->runs[k].s);
+		free(v);
+	}
+	pp->nruns = r->nruns;
+	return 0;
+}
+
+/* --prom: every pair's one-way latency per size, a peer label each. */
+static int write_prom(struct ls_prom *pf, const struct probe_prom_pair *pp, size_t n,
+		      struct ls_err *err)
+{
+	struct ls_prom_label l[2];
+	char size[16];
+
+	if (ls_prom_family(pf, "latsplit_probe_up", LS_PROM_GAUGE,
+			   "1 when the pair was measured to the end, 0 when its run failed.", err))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		l[0] = (struct ls_prom_label){ "peer", pp[i].peer };
+		if (ls_prom_sample(pf, NULL, l, 1, pp[i].ok, err))
+			return -1;
+	}
+	if (ls_prom_family(pf, "latsplit_probe_seconds", LS_PROM_SUMMARY,
+			   "One-way RDMA latency by message size (RTT/2 for write and send, the whole operation for read).",
+			   err))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		l[0] = (struct ls_prom_label){ "peer", pp[i].peer };
+		for (size_t k = 0; k < pp[i].nruns; k++) {
+			if (!pp[i].runs[k].s.count)
+				continue;
+			snprintf(size, sizeof(size), "%u", pp[i].runs[k].size);
+			l[1] = (struct ls_prom_label){ "size", size };
+			if (ls_prom_summary(pf, l, 2, &pp[i].runs[k].s, err))
+				return -1;
+		}
+	}
+	if (ls_prom_family(pf, "latsplit_probe_max_seconds", LS_PROM_GAUGE,
+			   "Largest one-way RDMA latency by message size.", err))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		l[0] = (struct ls_prom_label){ "peer", pp[i].peer };
+		for (size_t k = 0; k < pp[i].nruns; k++) {
+			if (!pp[i].runs[k].s.count)
+				continue;
+			snprintf(size, sizeof(size), "%u", pp[i].runs[k].size);
+			l[1] = (struct ls_prom_label){ "size", size };
+			if (ls_prom_sample(pf, NULL, l, 2, pp[i].runs[k].s.max * 1e-9, err))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * One session: a prober run against c->o.peer, or the responder; prints
+ * the result and writes the samples file. pp (or NULL) keeps what --prom
+ * writes. Returns an exit status.
+ */
+static int run_session(struct probe_cli *c, struct probe_prom_pair *pp)
+{
+	struct ls_probe_result *r;
+	struct ls_err err = { "" };
+	bool started;
+	int rc;
+
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		ls_warn("probe: out of memory");
+		return LS_EXIT_USAGE;
+	}
+	c->progress_shown = false;
+	rc = c->o.peer ? ls_probe_run_client(&c->o, r, &err) : ls_probe_run_server(&c->o, r, &err);
+	started = r->nruns > 0;
+	if (rc) {
+		end_progress(c, NULL);
+		ls_warn("probe: %s", err.msg);
+		if (!started) {
+			ls_probe_result_free(r);
+			free(r);
+			return LS_EXIT_USAGE;
+		}
+		if (!*r->fault)
+			snprintf(r->fault, sizeof(r->fault), "%s", err.msg);
+	}
+	if (c->json)
+		print_json(c, r);
+	else
+		print_human(c, r);
+	fflush(stdout);
+	if (c->samples && started) {
+		struct ls_err e2 = { "" };
+
+		if (write_samples(c, r, &e2)) {
+			ls_warn("probe: samples: %s", e2.msg);
+			rc = -1;
+		}
+	}
+	if (pp) {
+		pp->ok = !rc;
+		if (prom_keep(pp, r, &err)) {
+			ls_warn("probe: %s", err.msg);
+			rc = -1;
+		}
+	}
+	ls_probe_result_free(r);
+	free(r);
+	return rc ? LS_EXIT_FAIL : LS_EXIT_OK;
+}
+
+/* A --peers pair that could not be measured, as its JSON line. */
+static void print_pair_error(const struct probe_cli *c, const char *peer, int rc)
+{
+	struct ls_json j;
+
+	if (!c->json) {
+		printf("== %s: failed (exit %d, see the messages above)\n\n", peer, rc);
+		return;
+	}
+	ls_json_init(&j, stdout, false);
+	ls_json_obj_open(&j, NULL);
+	ls_json_u64(&j, "schema", LS_JSON_SCHEMA);
+	ls_json_str(&j, "kind", "probe");
+	ls_json_str(&j, "peer", peer);
+	ls_json_bool(&j, "ok", false);
+	ls_json_i64(&j, "exit_status", rc);
+	ls_json_obj_close(&j);
+	ls_json_end(&j);
+}
+
+/* `latsplit probe`: responder, one prober run, or one per --peers host. */
 int cmd_probe(int argc, char **argv)
 {
 	struct probe_cli c = { .samples_fmt = FMT_AUTO };
-	struct ls_probe_result *r;
+	struct probe_prom_pair *pp = NULL;
 	struct ls_err err = { "" };
-	bool help = false, started;
+	size_t npeers, failed = 0, unstarted = 0;
+	struct ls_prom pf;
+	bool help = false;
 	int rc;
 
+	memset(&pf, 0, sizeof(pf));
 	ls_probe_opts_init(&c.o);
 	rc = parse(&c, argc, argv, &help);
 	if (rc)
@@ -657,38 +855,61 @@ int cmd_probe(int argc, char **argv)
 		c.o.progress = show_progress;
 		c.o.run_end = end_progress;
 	}
-	r = calloc(1, sizeof(*r));
-	if (!r) {
-		ls_warn("probe: out of memory");
-		return LS_EXIT_USAGE;
-	}
-	rc = c.o.peer ? ls_probe_run_client(&c.o, r, &err) : ls_probe_run_server(&c.o, r, &err);
-	started = r->nruns > 0;
-	if (rc) {
-		end_progress(&c, NULL);
-		ls_warn("probe: %s", err.msg);
-		if (!started) {
-			ls_probe_result_free(r);
-			free(r);
-			return LS_EXIT_USAGE;
+	npeers = c.peers ? c.plist.n : 1;
+	if (c.prom) {
+		pp = calloc(npeers, sizeof(*pp));
+		if (!pp) {
+			ls_warn("probe: --prom: out of memory for %zu pairs", npeers);
+			rc = LS_EXIT_USAGE;
+			goto out;
 		}
-		if (!*r->fault)
-			snprintf(r->fault, sizeof(r->fault), "%s", err.msg);
-	}
-	if (c.json)
-		print_json(&c, r);
-	else
-		print_human(&c, r);
-	fflush(stdout);
-	if (c.samples && started) {
-		struct ls_err e2 = { "" };
-
-		if (write_samples(&c, r, &e2)) {
-			ls_warn("probe: samples: %s", e2.msg);
-			rc = -1;
+		/* Open before the runs so a bad path fails early; visible at commit. */
+		if (ls_prom_open(&pf, c.prom, false, &err)) {
+			ls_warn("probe: --prom: %s", err.msg);
+			free(pp);
+			pp = NULL;
+			rc = LS_EXIT_USAGE;
+			goto out;
 		}
 	}
-	ls_probe_result_free(r);
-	free(r);
-	return rc ? LS_EXIT_FAIL : LS_EXIT_OK;
+	for (size_t i = 0; i < npeers; i++) {
+		if (c.peers) {
+			c.o.peer = c.plist.v[i];
+			if (!c.json)
+				printf("== pair %zu/%zu: %s\n", i + 1, npeers, c.o.peer);
+			fflush(stdout);
+		}
+		if (pp)
+			snprintf(pp[i].peer, sizeof(pp[i].peer), "%s:%u", c.o.peer, c.o.port);
+		rc = run_session(&c, pp ? &pp[i] : NULL);
+		if (rc && c.peers) {
+			failed++;
+			unstarted += rc == LS_EXIT_USAGE;
+			if (rc == LS_EXIT_USAGE)
+				print_pair_error(&c, pp ? pp[i].peer : c.o.peer, rc);
+		}
+	}
+	if (c.peers) {
+		if (failed)
+			ls_warn("probe: %zu of %zu pairs failed", failed, npeers);
+		rc = unstarted == npeers ? LS_EXIT_USAGE : failed ? LS_EXIT_FAIL : LS_EXIT_OK;
+	}
+	if (pp) {
+		/* One pair that never started writes no file; a fleet run writes every pair. */
+		if (c.peers || rc != LS_EXIT_USAGE) {
+			if (write_prom(&pf, pp, npeers, &err) || ls_prom_commit(&pf, &err)) {
+				ls_prom_abort(&pf);
+				ls_warn("probe: --prom: %s", err.msg);
+				rc = LS_EXIT_USAGE;
+			}
+		} else {
+			ls_prom_abort(&pf);
+		}
+		for (size_t i = 0; i < npeers; i++)
+			free(pp[i].runs);
+		free(pp);
+	}
+out:
+	ls_peers_free(&c.plist);
+	return rc;
 }

@@ -22,8 +22,11 @@ for n in 0 1; do
 done
 if "$BIN" --help 2>/dev/null | grep -q '^  breakdown'; then
 	echo "== latsplit breakdown node0 -> node1 (4 B RDMA WRITE)"
-	"$LAB" exec --name "$NAME" --background 1 -- "timeout 300 $BIN breakdown -d rxe0 -u 20 > /dev/null 2>&1" >/dev/null
-	sleep 2
+	resp=$("$LAB" shared --name "$NAME")/responder.log
+	"$LAB" exec --name "$NAME" --background 1 -- "timeout 300 $BIN breakdown -d rxe0 -u 20 > $resp 2>&1" >/dev/null
+	# The prober does not retry a refused connection: wait for the listener.
+	for _ in $(seq 150); do grep -q listening "$resp" 2>/dev/null && break; sleep 0.2; done
+	grep -q listening "$resp" 2>/dev/null || { echo "demo: the responder did not start:" >&2; cat "$resp" >&2; exit 1; }
 	"$LAB" exec --name "$NAME" --timeout 300 0 -- "$BIN breakdown -d rxe0 -u 20 -n 1000 192.0.2.2"
 else
 	echo "== ib_write_lat node0 -> node1 (latsplit breakdown is not built yet)"

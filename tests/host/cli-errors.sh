@@ -31,6 +31,25 @@ expect_usage "check with inverted thresholds" "abnormal|normal" "$LS_BIN" check 
 expect_usage "check with a malformed normal range" "normal|range" "$LS_BIN" check -d x --normal-us 3-1
 expect_usage "check with a port out of range" "ib-port" "$LS_BIN" check -d x -i 0
 
+# --peers lists: bad files are refused before anything runs.
+P=$(mktemp -d)
+trap 'rm -rf "$P"' EXIT
+printf 'h1\n  h2  # rack 2\nh1\n' > "$P/dup"
+printf '# only a comment\n\n' > "$P/empty"
+printf 'h1\nh 2\n' > "$P/space"
+printf 'h1\n' > "$P/one"
+for cmd in probe breakdown; do
+	expect_usage "$cmd --peers: a missing file" "open .*nosuch" "$LS_BIN" $cmd --peers "$P/nosuch"
+	expect_usage "$cmd --peers: a host listed twice (line 3)" "dup:3: h1 is listed twice" "$LS_BIN" $cmd --peers "$P/dup"
+	expect_usage "$cmd --peers: no hosts" "no peers" "$LS_BIN" $cmd --peers "$P/empty"
+	expect_usage "$cmd --peers: two words on a line" "space:2: 'h 2' is not a host" "$LS_BIN" $cmd --peers "$P/space"
+	expect_usage "$cmd --peers: a directory" "Is a directory" "$LS_BIN" $cmd --peers "$P"
+	expect_usage "$cmd: PEER and --peers" "PEER and --peers" "$LS_BIN" $cmd --peers "$P/one" h9
+	expect_usage "$cmd --peers with --samples" "not with --peers" "$LS_BIN" $cmd --peers "$P/one" --samples "$P/s.csv"
+done
+expect_usage "probe --prom on the responder" "prober's" "$LS_BIN" probe --prom "$P/x.prom"
+[ ! -e "$P/s.csv" ] && [ ! -e "$P/x.prom" ] && ok "refused runs wrote no file" || not_ok "refused runs wrote no file" "$(ls "$P")"
+
 # A real interface with IRQs: the host's first non-loopback netdev with msi_irqs.
 ifc=
 for d in /sys/class/net/*; do

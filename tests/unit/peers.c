@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit tests: --peers list parsing (comments, blanks, order, bad lines, limits). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+
+#include "tools/peers.h"
+
+/* Parse s; returns the status. */
+static int parse(const char *s, struct ls_peers *p, struct ls_err *err)
+{
+	return ls_peers_parse("f", s, strlen(s), p, err);
+}
+
+TEST(order_comments_blanks)
+{
+	struct ls_peers p;
+	struct ls_err err;
+
+	ASSERT_EQ(0, parse("# fleet\n\nnode1\n  node2\t# rack 2\n\t\n10.0.0.3\nfe80::1%eth0\n[::1]", &p, &err));
+	ASSERT_EQ(5, p.n);
+	EXPECT_STREQ("node1", p.v[0]);
+	EXPECT_STREQ("node2", p.v[1]);
+	EXPECT_STREQ("10.0.0.3", p.v[2]);
+	EXPECT_STREQ("fe80::1%eth0", p.v[3]);
+	EXPECT_STREQ("[::1]", p.v[4]);	/* last line without a newline */
+	ls_peers_free(&p);
+	EXPECT_EQ(0, p.n);
+	ASSERT_EQ(0, parse("a\r\nb\r\n", &p, &err));	/* CRLF files */
+	ASSERT_EQ(2, p.n);
+	EXPECT_STREQ("b", p.v[1]);
+	ls_peers_free(&p);
+}
+
+TEST(bad_lists)
+{
+	static const struct {
+		const char *text;
+		const char *want;
+	} cases[] = {
+		{ "", "f: no peers" },
+		{ "# nothing\n\n  \n", "f: no peers" },
+		{ "a\nb\na\n", "f:3: a is listed twice" },
+		{ "a b\n", "f:1: 'a b' is not a host name" },
+		{ "ok\nh;rm\n", "f:2: 'h;rm' is not a host name" },
+		{ "a\n\0b\n", "f:2: NUL byte" },
+	};
+	struct ls_peers p;
+	struct ls_err err;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		size_t len = strlen(cases[i].text);
+
+		if (strstr(cases[i].want, "NUL"))
+			len = 5;
+		memset(&err, 0, sizeof(err));
+		ASSERT_EQ(-1, ls_peers_parse("f", cases[i].text, len, &p, &err)) TH_LOG("case %zu", i);
+		if (!strstr(err.msg, cases[i].want))
+			TH_LOG("case %zu: got '%s'", i, err.msg);
+		ASSERT_NE(NULL, strstr(err.msg, cases[i].want));
+		EXPECT_EQ(0, p.n);	/* nothing half-filled */
+		EXPECT_EQ(NULL, p.v);
+	}
+}
+
+TEST(limits)
+{
+	char name[LS_PEER_NAME_MAX + 2];
+	struct ls_peers p;
+	struct ls_err err;
+	char *big;
+	size_t n = 0;
+
+	memset(name, 'h', sizeof(name));
+	name[LS_PEER_NAME_MAX] = '\0';
+	ASSERT_EQ(0, parse(name, &p, &err));	/* exactly the longest name */
+	ls_peers_free(&p);
+	name[LS_PEER_NAME_MAX] = 'h';
+	name[LS_PEER_NAME_MAX + 1] = '\0';
+	ASSERT_EQ(-1, parse(name, &p, &err));
+	ASSERT_NE(NULL, strstr(err.msg, "longer than 255"));
+	big = malloc((LS_PEERS_MAX + 1) * 8);
+	ASSERT_NE(NULL, big);
+	for (unsigned int i = 0; i <= LS_PEERS_MAX; i++)
+		n += sprintf(big + n, "h%u\n", i);
+	ASSERT_EQ(-1, ls_peers_parse("f", big, n, &p, &err));
+	ASSERT_NE(NULL, strstr(err.msg, "more than 4096 peers"));
+	/* one fewer fits */
+	n = strrchr(big, 'h') - big;
+	ASSERT_EQ(0, ls_peers_parse("f", big, n, &p, &err));
+	EXPECT_EQ(LS_PEERS_MAX, p.n);
+	ls_peers_free(&p);
+	free(big);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Peer lists for fleet runs: parse, validate, free. */
+#include "peers.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PEERS_FILE_MAX	(1u << 20)	/* bytes: 4096 names of 255 with room to spare */
+
+/* A host name or address: letters, digits and . - _ : (IPv6), % (scope), [ ]. */
+static bool host_char_ok(unsigned char ch)
+{
+	return isalnum(ch) || strchr(".-_:%[]", ch);
+}
+
+/* Free a list filled by ls_peers_parse() or ls_peers_load(). */
+void ls_peers_free(struct ls_peers *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free(p->v[i]);
+	free(p->v);
+	p->v = NULL;
+	p->n = 0;
+}
+
+/* Append host (len bytes) to p unless it is bad or there already. */
+static int add_host(const char *name, unsigned int line, const char *host, size_t len,
+		    struct ls_peers *p, size_t *cap, struct ls_err *err)
+{
+	char *s;
+
+	if (len > LS_PEER_NAME_MAX)
+		return ls_errf(err, "%s:%u: host name longer than %u characters", name, line,
+			       LS_PEER_NAME_MAX);
+	for (size_t i = 0; i < len; i++) {
+		if (!host_char_ok((unsigned char)host[i]))
+			return ls_errf(err, "%s:%u: '%.*s' is not a host name or address (one host per line)",
+				       name, line, (int)(len > 64 ? 64 : len), host);
+	}
+	for (size_t i = 0; i < p->n; i++) {
+		if (strlen(p->v[i]) == len && !memcmp(p->v[i], host, len))
+			return ls_errf(err, "%s:%u: %.*s is listed twice", name, line, (int)len, host);
+	}
+	if (p->n == LS_PEERS_MAX)
+		return ls_errf(err, "%s:%u: more than %u peers", name, line, LS_PEERS_MAX);
+	if (p->n == *cap) {
+		size_t ncap = *cap ? 2 * *cap : 16;
+		char **nv = realloc(p->v, ncap * sizeof(*nv));
+
+		if (!nv)
+			return ls_errnof(err, ENOMEM, "%s: peer list", name);
+		p->v = nv;
+		*cap = ncap;
+	}
+	s = strndup(host, len);
+	if (!s)
+		return ls_errnof(err, ENOMEM, "%s: peer list", name);
+	p->v[p->n++] = s;
+	return 0;
+}
+
+/* Parse a peer list held in text (len bytes); name is for messages. */
+int ls_peers_parse(const char *name, const char *text, size_t len, struct ls_peers *p,
+		   struct ls_err *err)
+{
+	size_t cap = 0, i = 0;
+	unsigned int line = 0;
+
+	p->v = NULL;
+	p->n = 0;
+	while (i < len) {
+		size_t b, e, eol = i;
+
+		while (eol < len && text[eol] != '\n')
+			eol++;
+		line++;
+		b = i;
+		e = eol;
+		for (size_t k = b; k < e; k++) {
+			if (text[k] == '#') {
+				e = k;
+				break;
+			}
+			if (text[k] == '\0') {
+				ls_peers_free(p);
+				return ls_errf(err, "%s:%u: NUL byte: not a text file", name, line);
+			}
+		}
+		while (b < e && isspace((unsigned char)text[b]))
+			b++;
+		while (e > b && isspace((unsigned char)text[e - 1]))
+			e--;
+		if (e > b && add_host(name, line, text + b, e - b, p, &cap, err)) {
+			ls_peers_free(p);
+			return -1;
+		}
+		i = eol + 1;
+	}
+	if (!p->n)
+		return ls_errf(err, "%s: no peers (one host per line; '#' starts a comment)", name);
+	return 0;
+}
+
+/* Read and parse the peer list file at path. */
+int ls_peers_load(const char *path, struct ls_peers *p, struct ls_err *err)
+{
+	size_t len = 0;
+	char *buf;
+	FILE *fp;
+	int rc;
+
+	p->v = NULL;
+	p->n = 0;
+	fp = fopen(path, "r");
+	if (!fp)
+		return ls_errnof(err, errno, "--peers: open %s", path);
+	buf = malloc(PEERS_FILE_MAX + 1);
+	if (!buf) {
+		fclose(fp);
+		return ls_errnof(err, ENOMEM, "--peers: %s", path);
+	}
+	errno = 0;
+	len = fread(buf, 1, PEERS_FILE_MAX + 1, fp);
+	rc = ferror(fp) ? (errno ? errno : EIO) : 0;
+	fclose(fp);
+	if (rc) {
+		free(buf);
+		return ls_errnof(err, rc, "--peers: read %s", path);
+	}
+	if (len > PEERS_FILE_MAX) {
+		free(buf);
+		return ls_errf(err, "--peers: %s is larger than %u bytes", path, PEERS_FILE_MAX);
+	}
+	rc = ls_peers_parse(path, buf, len, p, err);
+	free(buf);
+	return rc;
+}

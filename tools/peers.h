@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Peer lists for fleet runs (--peers FILE): one host per line, blank lines
+ * and '#' comments ignored, each host at most once. The prober measures
+ * them one after another, so no responder is ever probed twice at once by
+ * this prober; a fleet's rounds of disjoint pairs are Documentation/fleet.rst.
+ */
+#ifndef LS_PEERS_H
+#define LS_PEERS_H
+
+#include <stddef.h>
+
+#include "util.h"
+
+#define LS_PEERS_MAX		4096	/* hosts in one list */
+#define LS_PEER_NAME_MAX	255	/* a DNS name's length */
+
+struct ls_peers {
+	char **v;
+	size_t n;
+};
+
+/* Parse a peer list held in text (len bytes); name is for messages. */
+int ls_peers_parse(const char *name, const char *text, size_t len, struct ls_peers *p,
+		   struct ls_err *err);
+/* Read and parse the peer list file at path. */
+int ls_peers_load(const char *path, struct ls_peers *p, struct ls_err *err);
+/* Free a list filled by ls_peers_parse() or ls_peers_load(). */
+void ls_peers_free(struct ls_peers *p);
+
+#endif /* LS_PEERS_H */
