@@ -7,7 +7,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <infiniband/verbs.h>
+#include <net/if.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <rdma/rdma_cma.h>
 #include <sched.h>
@@ -16,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #define SQ_DEPTH	64
@@ -673,10 +676,78 @@ static int connect_qp(struct probe *p, unsigned int mtu, struct ls_err *err)
 	return 0;
 }
 
+/*
+ * Have the NIC driver reclaim the QP's sent packets before the QP goes. A
+ * soft RoCE device (rxe) lets each sent packet hold its QP until the driver
+ * frees the buffer, and virtio-net, among others, frees sent buffers
+ * lazily, on a later transmit. Linux 6.1's rxe destroys a QP whose packets
+ * are still out after 200 ms anyway (with a kernel warning), and the late
+ * free then touches the freed QP (an oops in rxe_skb_tx_dtor, seen in the
+ * lab). One empty datagram to the peer's discard port leaves through the
+ * same netdev, and its transmit frees what the device has sent.
+ */
+static void nudge_netdev(const struct probe *p)
+{
+	static const uint8_t v4mapped[12] = { [10] = 0xff, [11] = 0xff };
+	static const uint8_t none[16];
+	const uint8_t *g = p->remote.gid;
+	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6, .sin6_port = htons(9) };
+	struct sockaddr_in a4 = { .sin_family = AF_INET, .sin_port = htons(9) };
+	const struct sockaddr *sa = (const struct sockaddr *)&a6;
+	socklen_t sl = sizeof(a6);
+	int fd;
+
+	if (!p->ethernet || !memcmp(g, none, 16))
+		return;
+	if (!memcmp(g, v4mapped, sizeof(v4mapped))) {
+		memcpy(&a4.sin_addr, g + 12, 4);
+		sa = (const struct sockaddr *)&a4;
+		sl = sizeof(a4);
+	} else {
+		memcpy(&a6.sin6_addr, g, 16);
+		if (g[0] == 0xfe && (g[1] & 0xc0) == 0x80 && p->r)
+			a6.sin6_scope_id = if_nametoindex(p->r->dev.netdev);
+	}
+	fd = socket(sa->sa_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	/* Best effort: a failure leaves the old behaviour. */
+	(void)!sendto(fd, "", 0, MSG_DONTWAIT, sa, sl);
+	close(fd);
+}
+
+/*
+ * Move the QP to ERR and let the device flush its queues before the QP is
+ * destroyed: a soft device (rxe) waits at destroy for in-flight work still
+ * holding the QP, and warns in the kernel log when that takes long.
+ */
+static void drain_qp(struct probe *p)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+	const uint64_t end = ls_now_ns() + 100000000ull;
+	struct ibv_wc wc[16];
+	unsigned int idle = 0;
+
+	if (ibv_modify_qp(p->qp, &a, IBV_QP_STATE) || !p->cq)
+		return;
+	while (idle < 3 && ls_now_ns() < end) {
+		int n = ibv_poll_cq(p->cq, ARRAY_SIZE(wc), wc);
+		struct timespec ts = { 0, 1000000 };
+
+		if (n < 0)
+			return;
+		idle = n ? 0 : idle + 1;
+		if (!n)
+			nanosleep(&ts, NULL);
+	}
+	nudge_netdev(p);
+}
+
 /* Tear down a session's verbs and rdma_cm resources (not the listen id). */
 static void destroy_resources(struct probe *p)
 {
 	if (p->qp) {
+		drain_qp(p);
 		if (p->cm_id)
 			rdma_destroy_qp(p->cm_id);
 		else
