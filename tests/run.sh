@@ -103,7 +103,8 @@ fi
 
 if [ -z "$ONLY" ] || [ "$ONLY" = lab ]; then
 	for k in $KERNELS; do
-		for smp in 1 2; do
+		for mode in 1:single 2:single 2:multi; do
+			smp=${mode%%:*} tcg=${mode#*:}
 			tests=()
 			for t in "$TOP"/tests/lab/*.sh; do
 				[ -e "$t" ] || continue
@@ -112,14 +113,15 @@ if [ -z "$ONLY" ] || [ "$ONLY" = lab ]; then
 				[ "$ks" = all ] && ks="6.1 6.12 6.1-rt"
 				[[ " $ks " == *" $k "* ]] || continue
 				[ "$(header_of "$t" lab-smp 1)" = "$smp" ] || continue
+				[ "$(header_of "$t" lab-tcg single)" = "$tcg" ] || continue
 				tests+=("$t")
 			done
 			[ ${#tests[@]} -gt 0 ] || continue
-			name=ci-$$-${k}-smp$smp
-			echo "== lab tests on $k, $smp CPU(s) per node"
+			name=ci-$$-${k}-smp$smp-$tcg
+			echo "== lab tests on $k, $smp CPU(s) per node, TCG $tcg-threaded"
 			t0=$(date +%s)
-			if ! "$LAB" up --name "$name" --kver "$k" --smp "$smp" > "$LOGS/lab-up-$k-$smp.log" 2>&1; then
-				echo "  FAIL lab up $k smp=$smp:"; sed 's/^/    | /' "$LOGS/lab-up-$k-$smp.log" | tail -n 30
+			if ! "$LAB" up --name "$name" --kver "$k" --smp "$smp" --tcg "$tcg" > "$LOGS/lab-up-$k-$smp.log" 2>&1; then
+				echo "  FAIL lab up $k smp=$smp tcg=$tcg:"; sed 's/^/    | /' "$LOGS/lab-up-$k-$smp.log" | tail -n 30
 				for t in "${tests[@]}"; do
 					fail=$((fail + 1)); failed_names+=("lab/${t##*/}[$k]")
 				done
@@ -133,12 +135,12 @@ if [ -z "$ONLY" ] || [ "$ONLY" = lab ]; then
 				if ! "$LAB" exec --name "$name" --timeout 30 0 -- true >/dev/null 2>&1 ||
 				   ! "$LAB" exec --name "$name" --timeout 30 1 -- true >/dev/null 2>&1; then
 					echo "  (pair is gone after ${t##*/}: console kept in $LOGS; rebooting)"
-					"$LAB" info --name "$name" console > "$LOGS/console-$k-$smp-${t##*/}.log" 2>/dev/null
+					"$LAB" info --name "$name" console > "$LOGS/console-$k-$smp-$tcg-${t##*/}.log" 2>/dev/null
 					"$LAB" down --name "$name" >/dev/null 2>&1
-					"$LAB" up --name "$name" --kver "$k" --smp "$smp" >/dev/null 2>&1 || break
+					"$LAB" up --name "$name" --kver "$k" --smp "$smp" --tcg "$tcg" >/dev/null 2>&1 || break
 				fi
 			done
-			"$LAB" info --name "$name" console > "$LOGS/console-$k-smp$smp.log" 2>/dev/null
+			"$LAB" info --name "$name" console > "$LOGS/console-$k-smp$smp-$tcg.log" 2>/dev/null
 			"$LAB" down --name "$name" >/dev/null 2>&1
 		done
 	done

@@ -4,7 +4,7 @@
 # install, a lab that is not up is refused, bad options are usage errors, and
 # `lab run` with a failing guest command fails with that status.
 . "$(dirname "$0")/../lib.sh"
-plan 7
+plan 8
 
 out=$("$LS_LAB" up --name errs-$$ --kver 9.99 2>&1); rc=$?
 [ "$rc" = 2 ] && [[ "$out" == *linux-image* ]] && ok "unknown kernel: exit 2 naming the package" ||
@@ -14,6 +14,8 @@ out=$("$LS_LAB" exec --name not-up-$$ 0 -- true 2>&1); rc=$?
 	not_ok "exec on a lab that is not up" "rc=$rc: $out"
 out=$("$LS_LAB" up --name errs-$$ --nodes 3 2>&1); rc=$?
 [ "$rc" = 2 ] && [[ "$out" == *nodes* ]] && ok "--nodes 3 is a usage error" || not_ok "--nodes 3" "rc=$rc: $out"
+out=$("$LS_LAB" up --name errs-$$ --tcg many 2>&1); rc=$?
+[ "$rc" = 2 ] && [[ "$out" == *"--tcg must be single or multi"* ]] && ok "--tcg many is a usage error" || not_ok "--tcg many" "rc=$rc: $out"
 out=$("$LS_LAB" up --name 'bad/name' 2>&1); rc=$?
 [ "$rc" = 2 ] && ok "a lab name with a slash is refused" || not_ok "bad lab name" "rc=$rc: $out"
 out=$("$LS_LAB" frobnicate 2>&1); rc=$?

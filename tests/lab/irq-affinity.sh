@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # lab-kernels: 6.1
 # lab-smp: 2
+# lab-tcg: multi
 # Proving an IRQ-affinity change helped, end to end on the pair. On node1
 # (responder) an application (a duty-cycled SCHED_FIFO CPU hog: 2 ms spin,
 # 2 ms sleep) runs on CPU 1.
