@@ -70,6 +70,15 @@ extern const struct ls_backend_ops ls_backend_ebpf;
 
 /* Pick a backend by name ("auto", "kmod", "ebpf"); auto prefers kmod if loaded. */
 const struct ls_backend_ops *ls_backend_pick(const char *name, struct ls_err *err);
+/*
+ * Pick and open the backend called name. With "auto", a module that is
+ * loaded but refuses the configuration (another latsplit owns it: EBUSY)
+ * gives way to the eBPF backend; both reasons are kept if that fails too.
+ * On success *ops and *b are set.
+ */
+int ls_backend_open_named(const char *name, const struct ls_backend_cfg *cfg,
+			  const struct ls_backend_ops **ops, struct ls_backend **b,
+			  struct ls_err *err);
 
 void ls_snapshot_free(struct ls_snapshot *snap);
 

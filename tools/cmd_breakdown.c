@@ -557,21 +557,6 @@ static int bd_start(struct bd_ctx *x, struct ls_err *err)
 		snprintf(h->why, sizeof(h->why), "--backend none");
 		return 0;
 	}
-	x->ops = ls_backend_pick(c->backend, err);
-	if (!x->ops) {
-		if (strcmp(c->backend, "auto"))
-			return -1;
-		snprintf(h->why, sizeof(h->why), "%s", err->msg);
-		return 0;
-	}
-	if (!x->ops->available()) {
-		ls_errf(err, "backend %s is not available here", x->ops->name);
-		if (strcmp(c->backend, "auto"))
-			return -1;
-		snprintf(h->why, sizeof(h->why), "%s", err->msg);
-		x->ops = NULL;
-		return 0;
-	}
 	memcpy(cfg.irqs, nic.irqs, sizeof(cfg.irqs));
 	cfg.nr_irqs = nic.nr_irqs;
 	cfg.cpumask[c->o.cpu / 64] |= 1ull << (c->o.cpu % 64);
@@ -579,10 +564,11 @@ static int bd_start(struct bd_ctx *x, struct ls_err *err)
 	cfg.nr_pids = 1;
 	cfg.ring_kib = c->ring_kib;
 	cfg.verbose = c->verbose;
-	if (x->ops->open(&x->b, &cfg, err)) {
+	if (ls_backend_open_named(c->backend, &cfg, &x->ops, &x->b, err)) {
 		if (strcmp(c->backend, "auto"))
-			return ls_err_wrap(err, "backend %s", x->ops->name);
-		snprintf(h->why, sizeof(h->why), "backend %s: %s", x->ops->name, err->msg);
+			return -1;
+		/* auto: no usable backend is a measured-nothing side, not a failure */
+		snprintf(h->why, sizeof(h->why), "%s", err->msg);
 		x->ops = NULL;
 		return 0;
 	}

@@ -587,12 +587,9 @@ int cmd_irq(int argc, char **argv)
 		memcpy(cfg.irqs, st->nic.irqs, st->nic.nr_irqs * sizeof(cfg.irqs[0]));
 		cfg.nr_irqs = st->nic.nr_irqs;
 		memcpy(cfg.cpumask, o.cpus, sizeof(cfg.cpumask));
-		st->ops = ls_backend_pick(o.backend, &berr);
-		if (st->ops && st->ops->open(&st->be, &cfg, &berr))
-			st->be = NULL;
-		if (!st->be) {
+		if (ls_backend_open_named(o.backend, &cfg, &st->ops, &st->be, &berr)) {
 			if (strcmp(o.backend, "auto")) {
-				ls_errf(&err, "backend %s: %s", o.backend, berr.msg);
+				ls_errf(&err, "%s", berr.msg);
 				goto cleanup;
 			}
 			snprintf(st->unmeasured, sizeof(st->unmeasured), "%s", berr.msg);
