@@ -12,27 +12,27 @@ plan_none
 base=$(mktemp -d)
 trap 'rm -rf "$base"' EXIT
 R=$LS_TOP/tests/regress.sh
-ITERS=400
+DUR=6
 
-out=$(bash "$R" record --lab "$LAB_NAME" --baseline "$base" --name ci --iters $ITERS 2>&1); rc=$?
+out=$(bash "$R" record --lab "$LAB_NAME" --baseline "$base" --name ci --duration $DUR 2>&1); rc=$?
 if [ "$rc" = 0 ] && [ -s "$base/ci/breakdown.json" ] && [ -s "$base/ci/irq.json" ]; then
 	ok "baseline recorded (breakdown + irq profile)"
 else
 	not_ok "baseline recorded" "rc=$rc" "$out"
 fi
-out=$(bash "$R" run --lab "$LAB_NAME" --baseline "$base" --name ci --iters $ITERS --max-regress 50 2>&1); rc=$?
+out=$(bash "$R" run --lab "$LAB_NAME" --baseline "$base" --name ci --duration $DUR --max-regress 50 2>&1); rc=$?
 if [ "$rc" = 0 ] && ! echo "$out" | grep -q '^not ok'; then
 	ok "same setup against its baseline: no regression"
 else
 	not_ok "same setup against its baseline" "rc=$rc" "$out"
 fi
-out=$(bash "$R" run --lab "$LAB_NAME" --baseline "$base" --name ci --iters $ITERS --max-regress 50 --netem 4ms 2>&1); rc=$?
+out=$(bash "$R" run --lab "$LAB_NAME" --baseline "$base" --name ci --duration $DUR --max-regress 50 --netem 4ms 2>&1); rc=$?
 if [ "$rc" = 1 ] && echo "$out" | grep -q '^not ok .* - breakdown regressed'; then
 	ok "injected 4 ms delay: the suite fails with a breakdown regression"
 else
 	not_ok "injected delay is caught" "rc=$rc" "$out"
 fi
-out=$(bash "$R" run --lab "$LAB_NAME" --baseline "$base" --name missing --iters 50 2>&1); rc=$?
+out=$(bash "$R" run --lab "$LAB_NAME" --baseline "$base" --name missing --duration 6 2>&1); rc=$?
 if [ "$rc" = 1 ] && echo "$out" | grep -q "no baseline"; then
 	ok "a missing baseline is a failure that says how to make one"
 else
