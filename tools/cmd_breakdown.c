@@ -2100,25 +2100,6 @@ static void ctx_reset(struct bd_ctx *x)
 	x->c = c;
 }
 
-/* A --peers run: every pair's JSON as a line of its own, on stdout. */
-static void print_pair_error(const struct bd_cli *c, const char *peer, int rc)
-{
-	struct ls_json j;
-
-	if (!c->json) {
-		printf("== %s: failed (exit %d, see the messages above)\n\n", peer, rc);
-		return;
-	}
-	ls_json_init(&j, stdout, false);
-	ls_json_obj_open(&j, NULL);
-	ls_json_u64(&j, "schema", LS_JSON_SCHEMA);
-	ls_json_str(&j, "kind", "breakdown");
-	ls_json_str(&j, "peer", peer);
-	ls_json_bool(&j, "ok", false);
-	ls_json_i64(&j, "exit_status", rc);
-	ls_json_obj_close(&j);
-	ls_json_end(&j);
-}
 
 /* The prober: one pair (PEER) or every host of --peers in turn, then the files. */
 static int run_prober(struct bd_cli *c, struct bd_ctx *x)
@@ -2169,7 +2150,7 @@ static int run_prober(struct bd_cli *c, struct bd_ctx *x)
 		if (prc) {
 			failed++;
 			unstarted += prc == LS_EXIT_USAGE;
-			print_pair_error(c, pp ? pp[i].peer : c->o.peer, prc);
+			ls_peers_print_failed(c->json, "breakdown", pp ? pp[i].peer : c->o.peer, prc);
 		}
 	}
 	if (c->peers) {

@@ -809,25 +809,6 @@ static int run_session(struct probe_cli *c, struct probe_prom_pair *pp)
 	return rc ? LS_EXIT_FAIL : LS_EXIT_OK;
 }
 
-/* A --peers pair that could not be measured, as its JSON line. */
-static void print_pair_error(const struct probe_cli *c, const char *peer, int rc)
-{
-	struct ls_json j;
-
-	if (!c->json) {
-		printf("== %s: failed (exit %d, see the messages above)\n\n", peer, rc);
-		return;
-	}
-	ls_json_init(&j, stdout, false);
-	ls_json_obj_open(&j, NULL);
-	ls_json_u64(&j, "schema", LS_JSON_SCHEMA);
-	ls_json_str(&j, "kind", "probe");
-	ls_json_str(&j, "peer", peer);
-	ls_json_bool(&j, "ok", false);
-	ls_json_i64(&j, "exit_status", rc);
-	ls_json_obj_close(&j);
-	ls_json_end(&j);
-}
 
 /* `latsplit probe`: responder, one prober run, or one per --peers host. */
 int cmd_probe(int argc, char **argv)
@@ -886,7 +867,7 @@ int cmd_probe(int argc, char **argv)
 			failed++;
 			unstarted += rc == LS_EXIT_USAGE;
 			if (rc == LS_EXIT_USAGE)
-				print_pair_error(&c, pp ? pp[i].peer : c.o.peer, rc);
+				ls_peers_print_failed(c.json, "probe", pp ? pp[i].peer : c.o.peer, rc);
 		}
 	}
 	if (c.peers) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Peer lists for fleet runs: parse, validate, free. */
 #include "peers.h"
+#include "json.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -136,4 +137,24 @@ int ls_peers_load(const char *path, struct ls_peers *p, struct ls_err *err)
 	rc = ls_peers_parse(path, buf, len, p, err);
 	free(buf);
 	return rc;
+}
+
+/* A fleet run's pair that could not be measured, as a JSON or text line. */
+void ls_peers_print_failed(bool json, const char *kind, const char *peer, int rc)
+{
+	struct ls_json j;
+
+	if (!json) {
+		printf("== %s: failed (exit %d, see the messages above)\n\n", peer, rc);
+		return;
+	}
+	ls_json_init(&j, stdout, false);
+	ls_json_obj_open(&j, NULL);
+	ls_json_u64(&j, "schema", LS_JSON_SCHEMA);
+	ls_json_str(&j, "kind", kind);
+	ls_json_str(&j, "peer", peer);
+	ls_json_bool(&j, "ok", false);
+	ls_json_i64(&j, "exit_status", rc);
+	ls_json_obj_close(&j);
+	ls_json_end(&j);
 }

@@ -8,6 +8,7 @@
 #ifndef LS_PEERS_H
 #define LS_PEERS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "util.h"
@@ -27,5 +28,10 @@ int ls_peers_parse(const char *name, const char *text, size_t len, struct ls_pee
 int ls_peers_load(const char *path, struct ls_peers *p, struct ls_err *err);
 /* Free a list filled by ls_peers_parse() or ls_peers_load(). */
 void ls_peers_free(struct ls_peers *p);
+/*
+ * A fleet run's pair that could not be measured, on stdout: a JSON line
+ * {"schema", "kind", "peer", "ok": false, "exit_status"} or a text line.
+ */
+void ls_peers_print_failed(bool json, const char *kind, const char *peer, int rc);
 
 #endif /* LS_PEERS_H */
