@@ -809,7 +809,6 @@ static int run_session(struct probe_cli *c, struct probe_prom_pair *pp)
 	return rc ? LS_EXIT_FAIL : LS_EXIT_OK;
 }
 
-
 /* `latsplit probe`: responder, one prober run, or one per --peers host. */
 int cmd_probe(int argc, char **argv)
 {
