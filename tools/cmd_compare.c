@@ -19,6 +19,7 @@ struct compare_opts {
 	const char *file_a, *file_b;
 	double alpha;
 	double max_regress;	/* percent; NAN = report only */
+	double min_change;	/* percent: smaller significant shifts are no change */
 	const char *only;	/* series name prefix */
 	bool independent;	/* no serial-correlation correction */
 	bool json;
@@ -58,6 +59,8 @@ static void usage(FILE *fp)
 		"  -a, --alpha A            family-wise significance level (default 0.01)\n"
 		"  -r, --max-regress PCT    exit 1 when a significant slowdown of p50 or p99\n"
 		"                           exceeds PCT percent (default: report only)\n"
+		"  -m, --min-change PCT     a significant change of p50 or p99 smaller than\n"
+		"                           PCT percent counts as no change (default 0)\n"
 		"  -o, --only PREFIX        compare only distributions whose name starts\n"
 		"                           with PREFIX\n"
 		"  -i, --independent        treat samples as independent (no serial-\n"
@@ -73,6 +76,7 @@ static int parse_args(int argc, char **argv, struct compare_opts *o, struct ls_e
 		{ "alpha", required_argument, NULL, 'a' },
 		{ "max-regress", required_argument, NULL, 'r' },
 		{ "only", required_argument, NULL, 'o' },
+		{ "min-change", required_argument, NULL, 'm' },
 		{ "independent", no_argument, NULL, 'i' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
@@ -84,7 +88,7 @@ static int parse_args(int argc, char **argv, struct compare_opts *o, struct ls_e
 	o->max_regress = NAN;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":a:r:o:ijh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":a:r:m:o:ijh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
 			if (ls_parse_double(optarg, 1e-9, 0.5, &o->alpha, err, "--alpha"))
@@ -92,6 +96,10 @@ static int parse_args(int argc, char **argv, struct compare_opts *o, struct ls_e
 			break;
 		case 'r':
 			if (ls_parse_double(optarg, 0, 1e6, &o->max_regress, err, "--max-regress"))
+				return LS_EXIT_USAGE;
+			break;
+		case 'm':
+			if (ls_parse_double(optarg, 0, 1e6, &o->min_change, err, "--min-change"))
 				return LS_EXIT_USAGE;
 			break;
 		case 'o':
@@ -242,11 +250,14 @@ static int build_rows(const struct compare_opts *o, const struct ls_series_set *
 				continue;
 			r->p_mwu_adj = adj[k++];
 			r->p_q_adj = adj[k++];
-			if (r->p_mwu_adj <= o->alpha)
+			/* significant, and (--min-change) large enough to matter */
+			if (r->p_mwu_adj <= o->alpha &&
+			    !(fabs(change_pct(r->p50a, r->p50b)) < o->min_change))
 				r->dir50 = r->mwu.z > 0 ? 1 : -1;
 			fa = (double)r->qt.a_above / (double)r->na;
 			fb = (double)r->qt.b_above / (double)r->nb;
-			if (r->p_q_adj <= o->alpha && fa != fb)
+			if (r->p_q_adj <= o->alpha && fa != fb &&
+			    !(fabs(change_pct(r->p99a, r->p99b)) < o->min_change))
 				r->dir99 = fb > fa ? 1 : -1;
 			if (!isnan(o->max_regress))
 				r->regression = (r->dir50 > 0 &&
@@ -391,6 +402,7 @@ static void json_rows(const struct compare_opts *o, const struct ls_series_set *
 		ls_json_null(&j, "max_regress_pct");
 	else
 		ls_json_dbl(&j, "max_regress_pct", o->max_regress);
+	ls_json_dbl(&j, "min_change_pct", o->min_change);
 	ls_json_obj_close(&j);
 	ls_json_arr_open(&j, "series");
 	for (size_t i = 0; i < n; i++) {

@@ -93,6 +93,13 @@ expect_rc "30 % slower processing: regression, exit 1 with --max-regress 10" 1 \
 expect_rc "30 % slower processing is below --max-regress 50: exit 0" 0 \
 	"parts.processing .*slower" $C --max-regress 50 "$T/a.json" "$T/slow.json"
 expect_rc "without --max-regress compare only reports: exit 0" 0 "slower" $C "$T/a.json" "$T/slow.json"
+# --min-change: a significant 30 % shift is a change at 25 %, none at 40 %.
+expect_rc "30 % slower with --min-change 25: still slower, a regression" 1 \
+	"parts.processing .*slower  REGRESSION" $C --min-change 25 --max-regress 10 "$T/a.json" "$T/slow.json"
+expect_rc "30 % slower with --min-change 40: no significant change, exit 0" 0 \
+	"parts.processing .* no significant change" $C --min-change 40 --max-regress 10 "$T/a.json" "$T/slow.json"
+expect_usage_c() { expect_rc "$1" 2 "$2" $C "${@:3}"; }
+expect_usage_c "--min-change -5 is a usage error" "min-change" --min-change -5 "$T/a.json" "$T/a2.json"
 expect_rc "the improvement direction: faster, exit 0" 0 "parts.processing .*faster" \
 	$C --max-regress 10 "$T/slow.json" "$T/a.json"
 out=$($C --json --max-regress 10 "$T/a.json" "$T/slow.json" 2>&1)
