@@ -9,7 +9,6 @@
 # S is scaled to the lab's own latency (2x the baseline p50, at least 2 ms).
 # lab-kernels: 6.1
 # lab-smp: 2
-# lab-tcg: multi
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/breakdown.inc"
 
