@@ -120,7 +120,18 @@ if [ -z "$ONLY" ] || [ "$ONLY" = lab ]; then
 			name=ci-$$-${k}-smp$smp-$tcg
 			echo "== lab tests on $k, $smp CPU(s) per node, TCG $tcg-threaded"
 			t0=$(date +%s)
-			if ! "$LAB" up --name "$name" --kver "$k" --smp "$smp" --tcg "$tcg" > "$LOGS/lab-up-$k-$smp.log" 2>&1; then
+			# A pair that booted but does not answer (seen with --tcg multi:
+			# a guest stuck for good) is booted again, twice at most.
+			for try in 1 2 3; do
+				"$LAB" up --name "$name" --kver "$k" --smp "$smp" --tcg "$tcg" > "$LOGS/lab-up-$k-$smp.log" 2>&1 || break
+				"$LAB" exec --name "$name" --timeout 30 0 -- true >/dev/null 2>&1 &&
+					"$LAB" exec --name "$name" --timeout 30 1 -- true >/dev/null 2>&1 && break
+				echo "  (pair $name does not answer after boot, try $try: booting it again)"
+				"$LAB" info --name "$name" console > "$LOGS/console-$k-$smp-$tcg-boot$try.log" 2>/dev/null
+				"$LAB" down --name "$name" >/dev/null 2>&1
+				[ "$try" = 3 ] && echo "lab: pair does not answer after 3 boots" > "$LOGS/lab-up-$k-$smp.log"
+			done
+			if ! "$LAB" exec --name "$name" --timeout 30 0 -- true >/dev/null 2>&1; then
 				echo "  FAIL lab up $k smp=$smp tcg=$tcg:"; sed 's/^/    | /' "$LOGS/lab-up-$k-$smp.log" | tail -n 30
 				for t in "${tests[@]}"; do
 					fail=$((fail + 1)); failed_names+=("lab/${t##*/}[$k]")

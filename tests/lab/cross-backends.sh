@@ -6,6 +6,13 @@
 # IRQs, and hardirq time sums within 10 %. Both windows start and end on a
 # quiet wire, so the counts match up to 2 per counter (a stray ARP/ND
 # packet at an edge).
+# Each backend's hardirq interval holds part of the other's probe cost (the
+# probes of one tracepoint run one after another: the module's entry probe
+# first, so the eBPF entry program runs inside the module's interval, the
+# module's exit probe inside eBPF's). On 6.1 and 6.12 those costs balance
+# (ratios 0.96-1.01 seen). On PREEMPT_RT a BPF program's invocation costs
+# ~300 ns more per event under the emulator than the module's probe (ratios
+# 0.79-0.81 seen, with equal counts), so the time sums are held to 25 % there.
 # lab-kernels: all
 # lab-smp: 1
 . "$(dirname "$0")/../lib.sh"
@@ -52,11 +59,13 @@ else
 	not_ok "$kver: both backends attached at once over a ping flood" \
 		"$(cat "$W/kmod.err" "$W/ebpf.err" 2>/dev/null)"
 fi
-if out=$(python3 "$LS_TOP/tests/lab/ebpf-check.py" cross "$W" "$irqs" 2>&1); then
-	ok "$kver: equal per-IRQ per-CPU hardirq counts, time sums within 10 %"
+rt= tol=10
+case $kver in *-rt-*) rt=rt tol=25 ;; esac
+if out=$(python3 "$LS_TOP/tests/lab/ebpf-check.py" cross "$W" "$irqs" $rt 2>&1); then
+	ok "$kver: equal per-IRQ per-CPU hardirq counts, time sums within $tol %"
 	diag "$out"
 else
-	not_ok "$kver: equal per-IRQ per-CPU hardirq counts, time sums within 10 %" "$out"
+	not_ok "$kver: equal per-IRQ per-CPU hardirq counts, time sums within $tol %" "$out"
 fi
 check "$kver: rmmod latsplit" lab_exec 0 "rmmod latsplit"
 check "$kver: dmesg has no warnings" dmesg_clean 0

@@ -30,6 +30,7 @@ cat > "$W/hog.py" <<'PY'
 import os, time
 os.sched_setaffinity(0, {1})
 os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(50))
+open(os.path.join(os.path.dirname(__file__), "hog.ready"), "w").close()
 end = time.monotonic() + 900
 while time.monotonic() < end:
     t = time.monotonic()
@@ -77,7 +78,9 @@ run_breakdown() {
 warnings() { python3 -c 'import json,sys; print(" ".join(w["code"] for w in json.load(open(sys.argv[1]))["warnings"]))' "$1"; }
 
 lab_bg 1 "python3 $W/hog.py" >/dev/null
-sleep 1
+# The interpreter takes seconds to start under the emulator: wait for SCHED_FIFO.
+for _ in $(seq 300); do [ -e "$W/hog.ready" ] && break; sleep 0.1; done
+[ -e "$W/hog.ready" ] || diag "the hog did not report SCHED_FIFO within 30 s"
 check "A: NIC IRQs pinned to the application's CPU 1" pin_irqs 1
 run_breakdown A1 && ok "A: breakdown ran" || not_ok "A: breakdown ran" "$(cat "$W/A1.err" "$W/A1.resp")"
 check "B: NIC IRQs moved to CPU 0" pin_irqs 0

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # latsplit.ko interval records: with traffic (ping flood, rxe event-mode
-# ib_send_lat whose server is the named task) and a reader attached, every
+# `latsplit probe -e --verb send` whose responder is the named task) and a reader attached, every
 # record is valid (end >= start, cpu < nr_cpu_ids, stage/id/flags valid,
 # per-CPU time order), the histograms count exactly the records read, NAPI
 # polls sit inside their NET_RX run, completions end with a poll, nested
@@ -20,8 +20,8 @@ W=/tmp/kmod-records
 N=1	# the node under test; node0 drives traffic
 
 cleanup() {
-	lab_exec 0 "pkill -x ib_send_lat; pkill -x ping" >/dev/null 2>&1
-	lab_exec $N "pkill -x ib_send_lat; pkill -f 'cat $KMOD_DIR/records'" >/dev/null 2>&1
+	lab_exec 0 "pkill -f '$LS_BIN probe'; pkill -x ping" >/dev/null 2>&1
+	lab_exec $N "pkill -f '$LS_BIN probe'; pkill -f 'cat $KMOD_DIR/records'" >/dev/null 2>&1
 	kmod_unload $N
 }
 trap cleanup EXIT
@@ -34,23 +34,33 @@ irqs=$(lab_exec $N "rmmod latsplit 2>/dev/null; insmod $KMOD_KO ring_kib=4096 &&
 	{ not_ok "node$N: insmod latsplit.ko ring_kib=4096, find eth0's IRQs" "$irqs"; done_testing; }
 ok "node$N: insmod latsplit.ko ring_kib=4096; eth0 IRQs $irqs"
 
-# The event-mode server is the named task: it sleeps for completion events.
-lab_bg $N "ib_send_lat -d rxe0 -e -n 300 -u 20 > $W/srv.log 2>&1 & echo \$! > $W/srv.pid; wait" >/dev/null
+# The event-mode responder is the named task: it sleeps for completion
+# events. (The project's probe, not perftest's ib_send_lat -e: rxe can lose a
+# completion event, and perftest then waits for ever; the probe's waits end.)
+lab_bg $N "$LS_BIN probe -d rxe0 -p 19641 --listen-timeout 120 > $W/srv.log 2>&1 & echo \$! > $W/srv.pid; wait" >/dev/null
 pid=
 for _ in $(seq 20); do
 	pid=$(lab_exec $N "cat $W/srv.pid 2>/dev/null") && [ -n "$pid" ] && break
 	sleep 0.5
 done
-[ -n "$pid" ] || { not_ok "start ib_send_lat -e server on node$N" "no pid"; done_testing; }
-diag "named task: ib_send_lat server pid $pid"
+[ -n "$pid" ] || { not_ok "start the event-mode responder on node$N" "no pid"; done_testing; }
+for _ in $(seq 100); do lab_exec $N "grep -q listening $W/srv.log" 2>/dev/null && break; sleep 0.2; done
+diag "named task: latsplit probe responder pid $pid"
 
 check "node$N: configure (irqs, cpus 0-1, tasks $pid), reset, enable, attach a reader" \
 	lab_exec $N "printf 'irqs $irqs\ncpus 0-1\ntasks $pid\nreset\nenable\n' > $KMOD_DIR/control &&
 		(cat $KMOD_DIR/records > $W/rec.bin &) && sleep 1 && cat $KMOD_DIR/config"
 check "ping flood node0 -> node$N (500 packets)" \
 	lab_exec_t 120 0 "ping -f -q -c 500 -W 2 192.0.2.2"
-check "rxe event mode: ib_send_lat -e node0 -> node$N (300 iterations)" \
-	lab_exec_t 180 0 "ib_send_lat -d rxe0 -e -n 300 -u 20 192.0.2.2"
+# A lost completion event ends the run early (exit 1): 100 event-mode
+# iterations or more are enough traffic for the WAKEUP checks below.
+out=$(lab_exec_t 180 0 "$LS_BIN probe -d rxe0 -p 19641 -e --verb send -n 300 -u 20 --wait-timeout 5s --json 192.0.2.2 2>&1 >/tmp/kmod-ev.json; echo rc=\$?")
+n=$(lab_exec 0 "python3 -c 'import json; print(json.load(open(\"/tmp/kmod-ev.json\"))[\"count\"])'" 2>/dev/null)
+if [[ "$out" == *rc=0* ]] || { [[ "$out" == *rc=1* ]] && [ "${n:-0}" -ge 100 ]; }; then
+	ok "rxe event mode: probe -e --verb send node0 -> node$N (${n:-?} of 300 iterations)"
+else
+	not_ok "rxe event mode: probe -e --verb send node0 -> node$N" "$out" "count ${n:-none}"
+fi
 # `disable` ends the stream: the reader drains and exits on end of file.
 check "node$N: disable; the reader drains and exits; save hist" \
 	lab_exec_t 60 $N "echo disable > $KMOD_DIR/control &&
