@@ -706,50 +706,55 @@ static int prom_keep(struct probe_prom_pair *pp, const struct ls_probe_result *r
 	return 0;
 }
 
+/* One sample per pair and size: the summary, or (!summary) the max in seconds. */
+static int runs_samples(struct ls_prom *pf, const struct probe_prom_pair *pp, size_t n,
+			bool summary, struct ls_err *err)
+{
+	struct ls_prom_label l[2];
+	char size[16];
+
+	for (size_t i = 0; i < n; i++) {
+		l[0] = (struct ls_prom_label){ "peer", pp[i].peer };
+		for (size_t k = 0; k < pp[i].nruns; k++) {
+			const struct ls_summary *s = &pp[i].runs[k].s;
+			int rc;
+
+			if (!s->count)
+				continue;
+			snprintf(size, sizeof(size), "%u", pp[i].runs[k].size);
+			l[1] = (struct ls_prom_label){ "size", size };
+			rc = summary ? ls_prom_summary(pf, l, 2, s, err) :
+				       ls_prom_sample(pf, NULL, l, 2, s->max * 1e-9, err);
+			if (rc)
+				return -1;
+		}
+	}
+	return 0;
+}
+
 /* --prom: every pair's one-way latency per size, a peer label each. */
 static int write_prom(struct ls_prom *pf, const struct probe_prom_pair *pp, size_t n,
 		      struct ls_err *err)
 {
-	struct ls_prom_label l[2];
-	char size[16];
+	struct ls_prom_label l;
 
 	if (ls_prom_family(pf, "latsplit_probe_up", LS_PROM_GAUGE,
 			   "1 when the pair was measured to the end, 0 when its run failed.", err))
 		return -1;
 	for (size_t i = 0; i < n; i++) {
-		l[0] = (struct ls_prom_label){ "peer", pp[i].peer };
-		if (ls_prom_sample(pf, NULL, l, 1, pp[i].ok, err))
+		l = (struct ls_prom_label){ "peer", pp[i].peer };
+		if (ls_prom_sample(pf, NULL, &l, 1, pp[i].ok, err))
 			return -1;
 	}
 	if (ls_prom_family(pf, "latsplit_probe_seconds", LS_PROM_SUMMARY,
 			   "One-way RDMA latency by message size (RTT/2 for write and send, the whole operation for read).",
-			   err))
+			   err) ||
+	    runs_samples(pf, pp, n, true, err))
 		return -1;
-	for (size_t i = 0; i < n; i++) {
-		l[0] = (struct ls_prom_label){ "peer", pp[i].peer };
-		for (size_t k = 0; k < pp[i].nruns; k++) {
-			if (!pp[i].runs[k].s.count)
-				continue;
-			snprintf(size, sizeof(size), "%u", pp[i].runs[k].size);
-			l[1] = (struct ls_prom_label){ "size", size };
-			if (ls_prom_summary(pf, l, 2, &pp[i].runs[k].s, err))
-				return -1;
-		}
-	}
 	if (ls_prom_family(pf, "latsplit_probe_max_seconds", LS_PROM_GAUGE,
-			   "Largest one-way RDMA latency by message size.", err))
+			   "Largest one-way RDMA latency by message size.", err) ||
+	    runs_samples(pf, pp, n, false, err))
 		return -1;
-	for (size_t i = 0; i < n; i++) {
-		l[0] = (struct ls_prom_label){ "peer", pp[i].peer };
-		for (size_t k = 0; k < pp[i].nruns; k++) {
-			if (!pp[i].runs[k].s.count)
-				continue;
-			snprintf(size, sizeof(size), "%u", pp[i].runs[k].size);
-			l[1] = (struct ls_prom_label){ "size", size };
-			if (ls_prom_sample(pf, NULL, l, 2, pp[i].runs[k].s.max * 1e-9, err))
-				return -1;
-		}
-	}
 	return 0;
 }
 
