@@ -436,6 +436,16 @@ static __always_inline int on_napi_poll(struct napi_struct *napi, int work)
 	return 0;
 }
 
+/*
+ * A pending PREEMPT keeps its start time and its cause in one word: the time
+ * shifted left by one, bit 0 set when it began at a preemption (switched out
+ * runnable) rather than at a wakeup. 0 means none pending.
+ */
+static __always_inline __u64 preempt_mark(__u64 ts, bool preempted)
+{
+	return ts << 1 | preempted;
+}
+
 /* sched_switch: IRQ_THREAD, WAKEUP and PREEMPT ends; PREEMPT starts. */
 static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 				     struct task_struct *next)
@@ -468,7 +478,8 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 	    (preempt || BPF_CORE_READ(prev, __state) == TASK_RUNNING_STATE)) {
 		if (!now)
 			now = bpf_ktime_get_ns();
-		__sync_val_compare_and_swap(&tasks[i].preempt_start, 0, now);
+		__sync_val_compare_and_swap(&tasks[i].preempt_start, 0,
+					    preempt_mark(now, true));
 	}
 	i = task_index(next_pid);
 	ls_opaque(i);
@@ -482,12 +493,16 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 			cpu);
 	t = __sync_lock_test_and_set(&tasks[i].preempt_start, 0);
 	if (t)
-		account(LS_SLOT_PREEMPT, LS_STAGE_PREEMPT, next_pid, t, now, 0, 0,
-			cpu);
+		account(LS_SLOT_PREEMPT, LS_STAGE_PREEMPT, next_pid, t >> 1, now,
+			0, (t & 1) ? LS_REC_F_PREEMPTED : 0, cpu);
 	return 0;
 }
 
-/* sched_wakeup: a named task became runnable: PREEMPT starts. */
+/*
+ * sched_wakeup: a named task became runnable: PREEMPT starts. A task still
+ * on a CPU (woken between setting its sleep state and switching out) never
+ * slept: nothing waits, and a WAKEUP its waker started is void.
+ */
 static __always_inline int on_wakeup(struct task_struct *p)
 {
 	__u64 i;
@@ -496,9 +511,14 @@ static __always_inline int on_wakeup(struct task_struct *p)
 		return 0;
 	i = task_index(BPF_CORE_READ(p, pid));
 	ls_opaque(i);
-	if (i < LS_MAX_TASKS)
-		__sync_val_compare_and_swap(&tasks[i].preempt_start, 0,
-					    bpf_ktime_get_ns());
+	if (i >= LS_MAX_TASKS)
+		return 0;
+	if (BPF_CORE_READ(p, on_cpu)) {
+		__sync_lock_test_and_set(&tasks[i].wake_start, 0);
+		return 0;
+	}
+	__sync_val_compare_and_swap(&tasks[i].preempt_start, 0,
+				    preempt_mark(bpf_ktime_get_ns(), false));
 	return 0;
 }
 

@@ -45,7 +45,7 @@ struct ls_ebpf_cpu {
 /* A named task (WAKEUP, PREEMPT); updated from any CPU with atomics. */
 struct ls_ebpf_task {
 	__u64 wake_start;		/* WAKEUP start; 0 = none */
-	__u64 preempt_start;		/* PREEMPT start; 0 = none */
+	__u64 preempt_start;		/* PREEMPT start << 1 | preempted; 0 = none */
 };
 
 #endif /* LS_EBPF_LATSPLIT_BPF_H */

@@ -32,8 +32,18 @@
 /* Named-task slots: written on the waking CPU, consumed where the task runs. */
 struct ls_task_state {
 	atomic64_t wake_start;		/* WAKEUP pending since (comp handler) */
-	atomic64_t preempt_start;	/* PREEMPT pending since */
+	atomic64_t preempt_start;	/* PREEMPT pending: ls_preempt_mark() */
 } ____cacheline_aligned_in_smp;
+
+/*
+ * A pending PREEMPT keeps its start time and its cause in one word: the time
+ * shifted left by one, bit 0 set when it began at a preemption (switched out
+ * runnable) rather than at a wakeup. 0 means none pending.
+ */
+static inline s64 ls_preempt_mark(u64 ts, bool preempted)
+{
+	return (s64)(ts << 1 | preempted);
+}
 
 static struct ls_task_state ls_task[LS_MAX_TASKS];
 
@@ -354,7 +364,8 @@ static void ls_tp_sched_switch(void *data, bool preempt,
 	i = ls_task_idx(cfg, prev->pid);
 	if (i >= 0 && (preempt || prev_state == TASK_RUNNING)) {
 		now = now ?: ktime_get_ns();
-		atomic64_cmpxchg(&ls_task[i].preempt_start, 0, now);
+		atomic64_cmpxchg(&ls_task[i].preempt_start, 0,
+				 ls_preempt_mark(now, true));
 	}
 	i = ls_task_idx(cfg, next->pid);
 	if (i < 0)
@@ -366,8 +377,8 @@ static void ls_tp_sched_switch(void *data, bool preempt,
 			0, 0);
 	t = atomic64_xchg(&ls_task[i].preempt_start, 0);
 	if (t)
-		ls_emit(pc, LS_SLOT_PREEMPT, LS_STAGE_PREEMPT, t, now, next->pid,
-			0, 0);
+		ls_emit(pc, LS_SLOT_PREEMPT, LS_STAGE_PREEMPT, t >> 1, now,
+			next->pid, 0, (t & 1) ? LS_REC_F_PREEMPTED : 0);
 }
 
 /*
@@ -391,7 +402,11 @@ static void ls_tp_sched_waking(void *data, struct task_struct *p)
 		atomic64_cmpxchg(&ls_task[i].wake_start, 0, pc->comp_ts);
 }
 
-/* sched_wakeup: a named task became runnable: PREEMPT starts. */
+/*
+ * sched_wakeup: a named task became runnable: PREEMPT starts. A task still
+ * on a CPU (woken between setting its sleep state and switching out) never
+ * slept: nothing waits, and a WAKEUP its waker started is void.
+ */
 static void ls_tp_sched_wakeup(void *data, struct task_struct *p)
 {
 	const struct ls_cfg *cfg = rcu_dereference_sched(ls_active);
@@ -400,8 +415,14 @@ static void ls_tp_sched_wakeup(void *data, struct task_struct *p)
 	if (!cfg || !cfg->nr_tasks)
 		return;
 	i = ls_task_idx(cfg, p->pid);
-	if (i >= 0)
-		atomic64_cmpxchg(&ls_task[i].preempt_start, 0, ktime_get_ns());
+	if (i < 0)
+		return;
+	if (READ_ONCE(p->on_cpu)) {
+		atomic64_set(&ls_task[i].wake_start, 0);
+		return;
+	}
+	atomic64_cmpxchg(&ls_task[i].preempt_start, 0,
+			 ls_preempt_mark(ktime_get_ns(), false));
 }
 
 /* Compile-time checks that each probe matches its tracepoint's prototype. */

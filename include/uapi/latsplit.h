@@ -168,6 +168,7 @@ struct ls_record {
 
 #define LS_REC_F_NESTED		0x0001	/* run time includes nested hardirqs */
 #define LS_REC_F_RT_THREAD	0x0002	/* served by a thread (PREEMPT_RT / threadirqs) */
+#define LS_REC_F_PREEMPTED	0x0004	/* PREEMPT began at a preemption, not a wakeup */
 
 /*
  * Histogram slots per CPU: which histogram a (stage, id) pair lands in.

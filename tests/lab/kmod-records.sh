@@ -6,7 +6,8 @@
 # per-CPU time order), the histograms count exactly the records read, NAPI
 # polls sit inside their NET_RX run, completions end with a poll, nested
 # hardirqs are counted in SOFTIRQ_RUN's aux, WAKEUP/PREEMPT appear for the
-# named task, IRQ_THREAD appears on PREEMPT_RT only. Then poll()/read()
+# named task and split by cause match its context-switch counters in
+# /proc/PID/status, IRQ_THREAD appears on PREEMPT_RT only. Then poll()/read()
 # semantics, and a tiny ring: drops rise, reads still succeed, and
 # histogram events == records written + drops.
 # lab-kernels: all
@@ -37,7 +38,7 @@ ok "node$N: insmod latsplit.ko ring_kib=4096; eth0 IRQs $irqs"
 # The event-mode responder is the named task: it sleeps for completion
 # events. (The project's probe, not perftest's ib_send_lat -e: rxe can lose a
 # completion event, and perftest then waits for ever; the probe's waits end.)
-lab_bg $N "$LS_BIN probe -d rxe0 -p 19641 --listen-timeout 120 > $W/srv.log 2>&1 & echo \$! > $W/srv.pid; wait" >/dev/null
+lab_bg $N "$LS_BIN probe -d rxe0 -p 19641 --forever --listen-timeout 120 > $W/srv.log 2>&1 & echo \$! > $W/srv.pid; wait" >/dev/null
 pid=
 for _ in $(seq 20); do
 	pid=$(lab_exec $N "cat $W/srv.pid 2>/dev/null") && [ -n "$pid" ] && break
@@ -48,7 +49,8 @@ for _ in $(seq 100); do lab_exec $N "grep -q listening $W/srv.log" 2>/dev/null &
 diag "named task: latsplit probe responder pid $pid"
 
 check "node$N: configure (irqs, cpus 0-1, tasks $pid), reset, enable, attach a reader" \
-	lab_exec $N "printf 'irqs $irqs\ncpus 0-1\ntasks $pid\nreset\nenable\n' > $KMOD_DIR/control &&
+	lab_exec $N "cat /proc/$pid/status > $W/cs.0 &&
+		printf 'irqs $irqs\ncpus 0-1\ntasks $pid\nreset\nenable\n' > $KMOD_DIR/control &&
 		(cat $KMOD_DIR/records > $W/rec.bin &) && sleep 1 && cat $KMOD_DIR/config"
 check "ping flood node0 -> node$N (500 packets)" \
 	lab_exec_t 120 0 "ping -f -q -c 500 -W 2 192.0.2.2"
@@ -63,10 +65,10 @@ else
 fi
 # `disable` ends the stream: the reader drains and exits on end of file.
 check "node$N: disable; the reader drains and exits; save hist" \
-	lab_exec_t 60 $N "echo disable > $KMOD_DIR/control &&
+	lab_exec_t 60 $N "echo disable > $KMOD_DIR/control && cat /proc/$pid/status > $W/cs.1 &&
 		for i in \$(seq 100); do pgrep -f 'cat $KMOD_DIR/records' >/dev/null || break; sleep 0.2; done &&
 		! pgrep -f 'cat $KMOD_DIR/records' >/dev/null && cat $KMOD_DIR/hist > $W/hist.bin"
-kmod_tap $N records $W $W/rec.bin --tasks $pid --expect-nodrops --rt $rt
+kmod_tap $N records $W $W/rec.bin --tasks $pid --expect-nodrops --rt $rt --ctxsw
 
 # poll()/read() semantics.
 kmod_tap $N poll-check

@@ -13,6 +13,7 @@ TAP.
   kmod-tool.py window-end DIR            `disable`, snapshot /proc and hist
   kmod-tool.py oracle DIR [--tol N]      hist vs /proc/interrupts, /proc/softirqs
   kmod-tool.py records DIR REC [--tasks P,..] [--expect-nodrops] [--rt yes|no]
+                  [--ctxsw]             (DIR/cs.0, cs.1: the task's /proc status around it)
   kmod-tool.py hist FILE                 summary of a hist file (JSON)
   kmod-tool.py poll-check                poll()/read() semantics of `records`
   kmod-tool.py bad-inputs NIC_IRQ        malformed control writes are refused
@@ -46,7 +47,7 @@ SLOT_NAPI, SLOT_WAKE, SLOT_INTF, SLOT_PREEMPT, NR_SLOTS = 116, 117, 118, 119, 12
 WATCHED_VECS = {2, 3, 5, 6}     # NET_TX, NET_RX, IRQ_POLL, TASKLET
 NET_TX, NET_RX = 2, 3
 SOFTIRQ_BASE = 0x40000000
-F_NESTED, F_THREAD = 1, 2
+F_NESTED, F_THREAD, F_PREEMPTED = 1, 2, 4
 
 fails = 0
 
@@ -245,7 +246,16 @@ def enclosing(runs, t):
     return runs[i - 1] if i else None
 
 
-def cmd_records(d, rec_path, tasks, expect_nodrops, rt):
+def read_ctxsw(path):
+    """voluntary and nonvoluntary context switches from a saved /proc/PID/status."""
+    v = {}
+    for l in open(path):
+        k, _, x = l.partition(":")
+        v[k.strip()] = x.strip()
+    return int(v["voluntary_ctxt_switches"]), int(v["nonvoluntary_ctxt_switches"])
+
+
+def cmd_records(d, rec_path, tasks, expect_nodrops, rt, ctxsw=False):
     """Sanity of every record, and records against histograms."""
     h, hist = read_hist(d + "/hist.bin")
     recs, tail = read_records(rec_path)
@@ -261,8 +271,10 @@ def cmd_records(d, rec_path, tasks, expect_nodrops, rt):
             why = "cpu >= nr_cpu_ids"
         elif r["stage"] >= NR_STAGES:
             why = "bad stage"
-        elif r["flags"] & ~(F_NESTED | F_THREAD):
+        elif r["flags"] & ~(F_NESTED | F_THREAD | F_PREEMPTED):
             why = "unknown flags"
+        elif r["flags"] & F_PREEMPTED and r["stage"] != S_PREEMPT:
+            why = "PREEMPTED flag on a stage other than PREEMPT"
         elif r["stage"] == S_INTF:
             if r["id"] >= SOFTIRQ_BASE and r["id"] - SOFTIRQ_BASE >= NR_SOFTIRQS:
                 why = "bad softirq interference id"
@@ -350,12 +362,40 @@ def cmd_records(d, rec_path, tasks, expect_nodrops, rt):
         if h["flags"] & 4:
             result(len(wk) > 0, "WAKEUP records for the named task (%d)" % len(wk),
                    "none although the ib_uverbs hook is armed")
-            odd = [r for r in wk if (r["cpu"], r["end"], r["id"]) not in pre or
-                   pre[(r["cpu"], r["end"], r["id"])]["start"] < r["start"]]
-            result(not odd, "each WAKEUP (comp handler -> running) contains the "
-                   "PREEMPT (woken -> running) that ends with it", "%d do not" % len(odd))
+            # A woken task waits for a CPU from its wakeup, which the handler
+            # precedes; one preempted before the handler woke it waits from
+            # the preemption (LS_REC_F_PREEMPTED), before or after the entry.
+            odd = [r for r in wk if (r["cpu"], r["end"], r["id"]) not in pre]
+            late = [r for r in wk if (r["cpu"], r["end"], r["id"]) in pre and
+                    not pre[(r["cpu"], r["end"], r["id"])]["flags"] & F_PREEMPTED and
+                    pre[(r["cpu"], r["end"], r["id"])]["start"] < r["start"]]
+            result(not odd, "each WAKEUP (comp handler -> running) ends with a PREEMPT "
+                   "(runnable -> running) of its task on its CPU",
+                   "%d do not, e.g. %s" % (len(odd), odd[:2]))
+            result(not late, "a PREEMPT begun at a wakeup starts no earlier than the "
+                   "WAKEUP ending with it",
+                   "%d do not, e.g. %s" % (len(late), [(r, pre[(r["cpu"], r["end"], r["id"])])
+                                                      for r in late[:2]]))
         else:
             print("# ib_uverbs hook not armed: WAKEUP not checked")
+        if ctxsw and len(tasks) == 1:
+            # The kernel's own counters over a window that contains the
+            # enabled one (read just before enable and just after disable,
+            # while the task sleeps): each switch-out runnable is one
+            # PREEMPTED record, each sleep one woken PREEMPT. At the edges:
+            # the last switch-out, if its switch-in came after disable, and
+            # one in the read -> enable and disable -> read gaps (-2); a
+            # sleep begun before the first read that ends inside (+1).
+            (v0, n0), (v1, n1) = read_ctxsw(d + "/cs.0"), read_ctxsw(d + "/cs.1")
+            mine = [r for r in recs if r["stage"] == S_PREEMPT and r["id"] == tasks[0]]
+            npre = sum(1 for r in mine if r["flags"] & F_PREEMPTED)
+            nwoke = len(mine) - npre
+            result(n1 - n0 - 2 <= npre <= n1 - n0 and v1 - v0 - 2 <= nwoke <= v1 - v0 + 1
+                   and n1 - n0 + v1 - v0 >= 50,
+                   "PREEMPT records by cause match the task's context-switch deltas "
+                   "(preempted %d, nonvoluntary %d; woken %d, voluntary %d)"
+                   % (npre, n1 - n0, nwoke, v1 - v0), "outside the edge tolerance "
+                   "or fewer than 50 switches")
     thr = sum(1 for r in recs if r["stage"] == S_THREAD)
     hard_n = sum(1 for r in recs if r["stage"] == S_HARDIRQ)
     if rt is None:
@@ -541,7 +581,8 @@ def main(argv):
         rt = None
         if "--rt" in args:
             rt = args[args.index("--rt") + 1] == "yes"
-        cmd_records(args[0], args[1], tasks, "--expect-nodrops" in args, rt)
+        cmd_records(args[0], args[1], tasks, "--expect-nodrops" in args, rt,
+                    "--ctxsw" in args)
     elif cmd == "hist":
         cmd_hist(args[0])
     elif cmd == "poll-check":

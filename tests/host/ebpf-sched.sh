@@ -1,0 +1,116 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# eBPF backend, natively on the host kernel: the named-task PREEMPT stage
+# against the kernel's own context-switch counters. A worker pinned to one
+# CPU with a CPU hog alternates 1 ms sleeps (voluntary switches) with 4 ms
+# spins (the hog preempts it: involuntary switches) and reads
+# voluntary_ctxt_switches / nonvoluntary_ctxt_switches from
+# /proc/thread-self/status before and after. Every switch-out between the
+# two reads is followed by a switch-in before the second read (the worker is
+# running when it reads), so its records:
+#   PREEMPT flagged LS_REC_F_PREEMPTED (switched out runnable) >= nonvoluntary delta
+#   PREEMPT not flagged (woken -> switched in)                 >= voluntary delta
+# and exceed them by at most the few switches between the window's start
+# and the first read (the worker wakes from its start FIFO): <= 4.
+. "$(dirname "$0")/../lib.sh"
+
+[ "$(id -u)" = 0 ] || skip_all "needs root to load BPF programs"
+[ -x "$LS_BIN" ] || skip_all "$LS_BIN not built (make tools)"
+[ -r /sys/kernel/btf/vmlinux ] || skip_all "kernel has no BTF (/sys/kernel/btf/vmlinux)"
+command -v python3 >/dev/null || skip_all "python3 missing (worker and checks)"
+
+WORK=$(mktemp -d)
+HOG=
+WORKER=
+cleanup() {
+	[ -n "$HOG" ] && kill "$HOG" 2>/dev/null
+	[ -n "$WORKER" ] && kill "$WORKER" 2>/dev/null
+	wait 2>/dev/null
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+CPU=$(($(nproc) - 1))
+
+cat > "$WORK/worker.py" <<'EOF'
+import sys, time
+fifo, out, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+def switches():
+    d = {}
+    for l in open("/proc/thread-self/status"):
+        k, _, v = l.partition(":")
+        d[k] = v.strip()
+    return int(d["voluntary_ctxt_switches"]), int(d["nonvoluntary_ctxt_switches"])
+with open(fifo) as f:
+    f.read()
+a = switches()
+for _ in range(n):
+    time.sleep(0.001)
+    t = time.monotonic() + 0.004
+    while time.monotonic() < t:
+        pass
+b = switches()
+with open(out + ".tmp", "w") as f:
+    f.write("%d %d\n" % (b[0] - a[0], b[1] - a[1]))
+import os
+os.rename(out + ".tmp", out)
+EOF
+
+cat > "$WORK/check.py" <<'EOF'
+import json, sys
+w, pid = sys.argv[1], int(sys.argv[2])
+vol, invol = [int(x) for x in open(w + "/delta").read().split()]
+d = json.load(open(w + "/rec.json"))
+recs = [l.split() for l in open(w + "/recs.txt") if not l.startswith("#")]
+mine = [r for r in recs if r[4] == "preempt" and int(r[5]) == pid]
+pre = sum(1 for r in mine if int(r[7], 16) & 4)
+woke = len(mine) - pre
+bad = [r for r in recs if int(r[7], 16) & 4 and r[4] != "preempt"]
+print("worker pid %d: voluntary delta %d, PREEMPT at a wakeup %d; "
+      "nonvoluntary delta %d, PREEMPT at a preemption %d; drops %d"
+      % (pid, vol, woke, invol, pre, d["drops"]))
+ok = d["drops"] == 0 and not bad
+ok = ok and vol <= woke <= vol + 4 and invol <= pre <= invol + 4
+if vol < 100 or invol < 20:
+    print("the load moved the counters too little (voluntary %d < 100 or "
+          "nonvoluntary %d < 20): cannot judge" % (vol, invol))
+    ok = False
+if bad:
+    print("PREEMPTED flag on other stages: %s" % bad[:3])
+sys.exit(0 if ok else 1)
+EOF
+
+plan 4
+taskset -c "$CPU" sh -c 'while :; do :; done' &
+HOG=$!
+mkfifo "$WORK/go"
+taskset -c "$CPU" python3 "$WORK/worker.py" "$WORK/go" "$WORK/delta" 300 &
+WORKER=$!
+sleep 0.5
+if "$LS_BIN" record --backend ebpf --pid "$WORKER" --json --records "$WORK/recs.txt" \
+	-- sh -c "echo go > '$WORK/go'; while [ ! -e '$WORK/delta' ]; do sleep 0.05; done" \
+	> "$WORK/rec.json" 2> "$WORK/err"; then
+	ok "record --pid ran while the worker slept and spun beside a hog on CPU $CPU"
+else
+	not_ok "record --pid ran while the worker slept and spun beside a hog on CPU $CPU" \
+		"$(cat "$WORK/err")"
+fi
+WPID=$WORKER
+wait "$WORKER" 2>/dev/null
+WORKER=
+if out=$(python3 "$WORK/check.py" "$WORK" "$WPID" 2>&1); then
+	ok "PREEMPT records split by cause equal the kernel's context-switch deltas"
+	diag "$out"
+else
+	not_ok "PREEMPT records split by cause equal the kernel's context-switch deltas" "$out"
+fi
+kill "$HOG" 2>/dev/null
+wait "$HOG" 2>/dev/null
+HOG=
+
+# The named task must exist; a bad pid list is a usage error.
+check_fails "record --pid of a pid that is not running is refused" \
+	"$LS_BIN" record --backend ebpf --pid 999999999 -D 1
+check_fails "record --pid with a bad list is refused" \
+	"$LS_BIN" record --backend ebpf --pid 12,x -D 1
+done_testing
