@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # The lab's bad-input paths on the host: unknown kernels name the package to
 # install, a lab that is not up is refused, bad options are usage errors, and
-# `lab run` with a failing guest command fails with that status.
+# `lab run` with a failing guest command fails with that status, and a
+# checkout under /tmp (which the guests mount their own) is refused.
 . "$(dirname "$0")/../lib.sh"
-plan 8
+plan 9
 
 out=$("$LS_LAB" up --name errs-$$ --kver 9.99 2>&1); rc=$?
 [ "$rc" = 2 ] && [[ "$out" == *linux-image* ]] && ok "unknown kernel: exit 2 naming the package" ||
@@ -26,6 +27,12 @@ if [ "$rc" = 5 ] && [[ "$out" == 6.1.* ]]; then
 else
 	not_ok "lab run" "rc=$rc: $out"
 fi
+t=$(mktemp -d)
+mkdir -p "$t/tools/lab" && cp "$LS_LAB" "$t/tools/lab/lab"
+out=$(LS_LAB_ROOT=$t/root bash "$t/tools/lab/lab" up --name intmp 2>&1); rc=$?
+[ "$rc" = 2 ] && [[ "$out" == *"clone it elsewhere"* ]] && [ ! -e "$t/root/intmp" ] &&
+	ok "a checkout under /tmp is refused before anything boots" || not_ok "checkout under /tmp" "rc=$rc: $out"
+rm -rf "$t"
 left=$(pgrep -af 'latsplit-run-' ; find /tmp/latsplit-lab -maxdepth 1 -type d -name 'run-*' 2>/dev/null)
 [ -z "$left" ] && ok "lab run leaves no guest or state behind" || not_ok "lab run leaves nothing behind" "$left"
 done_testing
