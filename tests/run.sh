@@ -89,7 +89,8 @@ run_one() {
 # header_of FILE KEY DEFAULT: value of a "# KEY: value" line in a test's header.
 header_of() {
 	local v
-	v=$(sed -n "1,15s/^# $2: *//p" "$1" | head -1)
+	# anywhere in the leading comment block
+	v=$(awk -v k="# $2:" 'NR > 1 && !/^#/ { exit } index($0, k) == 1 { sub(/^# [a-z-]+: */, ""); print; exit }' "$1")
 	echo "${v:-$3}"
 }
 

@@ -17,7 +17,7 @@ PKGS=(
 	linux-source-6.1 xz-utils kmod
 	# the lab
 	qemu-system-x86 busybox-static cpio iproute2 ethtool iputils-ping
-	perftest procps util-linux
+	perftest procps util-linux nftables
 	# tests, benchmarks, docs
 	bpftrace bpfcc-tools python3 python3-docutils prometheus jq
 )

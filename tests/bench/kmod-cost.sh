@@ -4,21 +4,24 @@
 # any backend and with the eBPF backend, measured in the same run.
 #
 # Boots a one-node lab (one vCPU: workload, softirqs and probes share it)
-# and times two micro-workloads (tests/bench/kmod_cost.c), each as the
-# minimum over many short batches so that the host descheduling the
-# emulator's vCPU does not count:
+# with QEMU's instruction counting (--icount 0): the guest's clock advances
+# 1 ns per instruction executed, so a guest-timed batch is its instruction
+# count, free of the host's scheduling noise and of the emulator's uneven
+# cost per instruction (a 'ns' below is one guest instruction). Two
+# micro-workloads (tests/bench/kmod_cost.c), each the minimum over short
+# batches (a timer tick lands in some):
 #   udp    loopback UDP send+recv: 1 NET_RX softirq = 4 tracepoint hits
 #          (softirq_raise, softirq_entry, napi_poll, softirq_exit)
 #   yield  two threads on one CPU calling sched_yield(): 1 sched_switch hit
-#          per context switch
+#          per context switch, both threads named (--pid): each switch ends
+#          one PREEMPT and starts another
 # Modes alternate each round: none, kmod, ebpf; the backends run under
-# `latsplit record --backend X --irq <eth0's IRQs> -c 0 -- WORKLOAD`, CPU 0
-# being an INTERFERENCE CPU, so every stage that can fire does.
+# `latsplit record --backend X --irq <eth0's IRQs> -c 0 --pid <workload>`,
+# CPU 0 being an INTERFERENCE CPU, so every stage that can fire does.
 #
-# cost/hit = (time per iteration with the backend - without) / tracepoint
-# hits per iteration (counted from /proc/softirqs and /proc/stat in the run).
-# Goal: kmod <= half of eBPF's cost. Under the lab's TCG emulator absolute
-# ns are many times native; the ratio is the figure that carries over.
+# cost/hit = (instructions per iteration with the backend - without) /
+# tracepoint hits per iteration (counted from /proc/softirqs and /proc/stat
+# in the run). Goal: kmod <= half of eBPF's cost.
 # Exit 1 when a ratio misses the goal, 4 when no lab can boot here.
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -27,12 +30,13 @@ BIN=$TOP/build/latsplit
 NAME=kmodcost$$
 KVER=${LS_BENCH_KVER:-6.1}
 ROUNDS=${LS_BENCH_ROUNDS:-3}
-BATCHES=${LS_BENCH_BATCHES:-200}
+BATCHES=${LS_BENCH_BATCHES:-40}
 ITERS=${LS_BENCH_ITERS:-200}
+ICOUNT=${LS_BENCH_ICOUNT:-0}
 
 make -s -C "$TOP" tools >/dev/null 2>&1 || [ -x "$BIN" ] || { echo "# bench kmod-cost: cannot build $BIN"; exit 2; }
 make -s -C "$TOP" kmod KVER="$KVER" >/dev/null || exit 2
-if ! "$LAB" up --name "$NAME" --nodes 1 --smp 1 --kver "$KVER" >/dev/null 2>&1; then
+if ! "$LAB" up --name "$NAME" --nodes 1 --smp 1 --kver "$KVER" --icount "$ICOUNT" --timeout 600 >/dev/null 2>&1; then
 	echo "# bench kmod-cost: SKIP: the lab does not boot here (tools/lab/lab up)"
 	exit 4
 fi
@@ -46,16 +50,24 @@ cat > "$SH/run.sh" <<EOF
 set -u
 insmod $KO || exit 2
 irqs=\$(ls /sys/class/net/eth0/device/../msi_irqs | sort -n | paste -sd, -)
-R=$SH/result
+R=/tmp/kmod-cost
 ebpf=1
 $BIN record --backend ebpf --irq \$irqs -c 0 -- true > /dev/null 2>&1 || ebpf=0
 # one MODE WORKLOAD: prints "MODE WORKLOAD ns_per_iter hits_per_iter".
+# The workload publishes its thread ids and waits; the backend (if any)
+# attaches naming them, lets it go and ends when it closes DONE.
 one() {
-	rm -f \$R
+	rm -f \$R \$R.tids \$R.go \$R.done
+	mkfifo \$R.go \$R.done
+	$SH/kmod_cost \$2 $BATCHES $ITERS \$R.go \$R.done \$R.tids > \$R &
+	kp=\$!
+	while [ ! -s \$R.tids ] && kill -0 \$kp 2>/dev/null; do sleep 0.1; done
+	go="echo go > \$R.go; cat \$R.done"
 	case \$1 in
-	none) $SH/kmod_cost \$2 $BATCHES $ITERS > \$R ;;
-	*) $BIN record --backend \$1 --irq \$irqs -c 0 -- sh -c "$SH/kmod_cost \$2 $BATCHES $ITERS > \$R" > /dev/null 2>&1 ;;
+	none) sh -c "\$go" ;;
+	*) $BIN record --backend \$1 --irq \$irqs -c 0 --pid \$(cat \$R.tids) -- sh -c "\$go" > /dev/null 2>&1 ;;
 	esac
+	wait \$kp
 	[ -s \$R ] && echo "\$1 \$2 \$(cat \$R)"
 }
 # Warm-up: the emulator translates each new code path on first use.
@@ -69,7 +81,7 @@ done
 rmmod latsplit
 EOF
 
-echo "# bench kmod-cost: lab $rel, 1 vCPU (TCG), $ROUNDS rounds of $BATCHES x $ITERS iterations (min per batch)"
+echo "# bench kmod-cost: lab $rel, 1 vCPU (TCG; icount shift $ICOUNT: each guest instruction advances the guest clock $((1 << ICOUNT)) ns), $ROUNDS rounds of $BATCHES x $ITERS iterations (min per batch)"
 out=$("$LAB" exec --name "$NAME" --timeout 1800 0 -- "sh $SH/run.sh" 2>&1) || {
 	echo "# bench kmod-cost: the run failed:"
 	echo "$out" | sed 's/^/#   /'

@@ -5,11 +5,18 @@
  * as the minimum over many short batches (robust against the emulator's
  * vCPU being descheduled by the host).
  *
- *   kmod_cost udp   BATCHES ITERS   loopback UDP send+recv: one NET_RX
- *                                   softirq each (raise, entry, napi_poll,
- *                                   exit)
- *   kmod_cost yield BATCHES ITERS   two threads on one CPU sched_yield():
- *                                   one context switch each
+ *   kmod_cost udp   BATCHES ITERS [GO DONE TIDS]
+ *       loopback UDP send+recv: one NET_RX softirq each (raise, entry,
+ *       napi_poll, exit)
+ *   kmod_cost yield BATCHES ITERS [GO DONE TIDS]
+ *       two threads on one CPU calling sched_yield(): one context switch
+ *       each (one sched_switch hit; with the threads named, a PREEMPT
+ *       started and one ended)
+ *
+ * With GO DONE TIDS (two FIFOs and a file): write the workload's thread ids
+ * ("a,b") to TIDS, wait until GO is written, open DONE for writing, run,
+ * then close DONE: a tracer started in between names the threads, and a
+ * `cat DONE` it runs ends with the workload.
  *
  * Prints "ns_per_iter events_per_iter", events counted from /proc/softirqs
  * (NET_RX) or /proc/stat (ctxt) over the whole run.
@@ -22,7 +29,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -67,14 +76,52 @@ static uint64_t kernel_events(int udp)
 }
 
 static volatile int stop;
+static volatile pid_t partner_tid;
 
 /* The yield partner thread. */
 static void *yielder(void *arg)
 {
 	(void)arg;
+	partner_tid = (pid_t)syscall(SYS_gettid);
 	while (!stop)
 		sched_yield();
 	return NULL;
+}
+
+/* Publish the thread ids, wait for GO, open DONE: returns DONE's fd. */
+static int handshake(const char *go, const char *done, const char *tids, int udp)
+{
+	char buf[64];
+	FILE *f;
+	int fd;
+
+	while (!udp && !partner_tid)
+		sched_yield();
+	f = fopen(tids, "w");
+	if (!f) {
+		perror(tids);
+		exit(2);
+	}
+	if (udp)
+		fprintf(f, "%ld\n", (long)syscall(SYS_gettid));
+	else
+		fprintf(f, "%ld,%ld\n", (long)syscall(SYS_gettid), (long)partner_tid);
+	if (fclose(f)) {
+		perror(tids);
+		exit(2);
+	}
+	fd = open(go, O_RDONLY);
+	if (fd < 0 || read(fd, buf, sizeof(buf)) < 0) {
+		perror(go);
+		exit(2);
+	}
+	close(fd);
+	fd = open(done, O_WRONLY);
+	if (fd < 0) {
+		perror(done);
+		exit(2);
+	}
+	return fd;
 }
 
 /* Pin the calling thread to CPU 0. */
@@ -90,15 +137,15 @@ static void pin0(void)
 
 int main(int argc, char **argv)
 {
-	int udp, batches, iters, a = -1, b = -1;
+	int udp, batches, iters, a = -1, b = -1, done = -1;
 	uint64_t best = UINT64_MAX, e0, e1;
 	struct sockaddr_in sa = { .sin_family = AF_INET };
 	socklen_t sl = sizeof(sa);
 	pthread_t th;
 	char c = 0;
 
-	if (argc != 4 || (strcmp(argv[1], "udp") && strcmp(argv[1], "yield"))) {
-		fprintf(stderr, "usage: kmod_cost udp|yield BATCHES ITERS\n");
+	if ((argc != 4 && argc != 7) || (strcmp(argv[1], "udp") && strcmp(argv[1], "yield"))) {
+		fprintf(stderr, "usage: kmod_cost udp|yield BATCHES ITERS [GO DONE TIDS]\n");
 		return 2;
 	}
 	udp = !strcmp(argv[1], "udp");
@@ -123,6 +170,8 @@ int main(int argc, char **argv)
 		perror("pthread_create");
 		return 2;
 	}
+	if (argc == 7)
+		done = handshake(argv[4], argv[5], argv[6], udp);
 	e0 = kernel_events(udp);
 	for (int k = 0; k < batches; k++) {
 		uint64_t t0 = now_ns(), d;
@@ -146,6 +195,8 @@ int main(int argc, char **argv)
 		stop = 1;
 		pthread_join(th, NULL);
 	}
+	if (done >= 0)
+		close(done);
 	printf("%.1f %.3f\n", (double)best / iters,
 	       (double)(e1 - e0) / ((double)batches * iters));
 	return 0;

@@ -5,7 +5,7 @@
 # `lab run` with a failing guest command fails with that status, and a
 # checkout under /tmp (which the guests mount their own) is refused.
 . "$(dirname "$0")/../lib.sh"
-plan 9
+plan 10
 
 out=$("$LS_LAB" up --name errs-$$ --kver 9.99 2>&1); rc=$?
 [ "$rc" = 2 ] && [[ "$out" == *linux-image* ]] && ok "unknown kernel: exit 2 naming the package" ||
@@ -17,6 +17,8 @@ out=$("$LS_LAB" up --name errs-$$ --nodes 3 2>&1); rc=$?
 [ "$rc" = 2 ] && [[ "$out" == *nodes* ]] && ok "--nodes 3 is a usage error" || not_ok "--nodes 3" "rc=$rc: $out"
 out=$("$LS_LAB" up --name errs-$$ --tcg many 2>&1); rc=$?
 [ "$rc" = 2 ] && [[ "$out" == *"--tcg must be single or multi"* ]] && ok "--tcg many is a usage error" || not_ok "--tcg many" "rc=$rc: $out"
+out=$("$LS_LAB" up --name errs-$$ --icount 3 --tcg multi 2>&1); rc=$?
+[ "$rc" = 2 ] && [[ "$out" == *"--icount needs --tcg single"* ]] && ok "--icount with --tcg multi is a usage error" || not_ok "--icount with multi" "rc=$rc: $out"
 out=$("$LS_LAB" up --name 'bad/name' 2>&1); rc=$?
 [ "$rc" = 2 ] && ok "a lab name with a slash is refused" || not_ok "bad lab name" "rc=$rc: $out"
 out=$("$LS_LAB" frobnicate 2>&1); rc=$?
