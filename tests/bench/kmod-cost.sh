@@ -12,9 +12,10 @@
 # batches (a timer tick lands in some):
 #   udp    loopback UDP send+recv: 1 NET_RX softirq = 4 tracepoint hits
 #          (softirq_raise, softirq_entry, napi_poll, softirq_exit)
-#   yield  two threads on one CPU calling sched_yield(): 1 sched_switch hit
-#          per context switch, both threads named (--pid): each switch ends
-#          one PREEMPT and starts another
+#   pipe   two threads on one CPU passing a byte through two pipes: per
+#          context switch 3 hits (sched_waking and sched_wakeup of the
+#          woken thread, sched_switch), both threads named (--pid): each
+#          wakeup starts a PREEMPT, each switch ends one
 # Modes alternate each round: none, kmod, ebpf; the backends run under
 # `latsplit record --backend X --irq <eth0's IRQs> -c 0 --pid <workload>`,
 # CPU 0 being an INTERFERENCE CPU, so every stage that can fire does.
@@ -71,9 +72,9 @@ one() {
 	[ -s \$R ] && echo "\$1 \$2 \$(cat \$R)"
 }
 # Warm-up: the emulator translates each new code path on first use.
-for w in udp yield; do one none \$w > /dev/null; one kmod \$w > /dev/null; done
+for w in udp pipe; do one none \$w > /dev/null; one kmod \$w > /dev/null; done
 for r in \$(seq $ROUNDS); do
-	for w in udp yield; do
+	for w in udp pipe; do
 		one none \$w; one kmod \$w
 		[ \$ebpf = 0 ] || one ebpf \$w
 	done
@@ -96,8 +97,8 @@ best() {
 			END { if (!NR) print ""; else if (f == 3) print v[1]; else print v[int((NR + 1) / 2)] }'
 }
 status=0
-for w in udp yield; do
-	per=1
+for w in udp pipe; do
+	per=3
 	[ $w = udp ] && per=4
 	t0=$(best none $w 3)
 	h=$(best none $w 4)

@@ -8,10 +8,12 @@
  *   kmod_cost udp   BATCHES ITERS [GO DONE TIDS]
  *       loopback UDP send+recv: one NET_RX softirq each (raise, entry,
  *       napi_poll, exit)
- *   kmod_cost yield BATCHES ITERS [GO DONE TIDS]
- *       two threads on one CPU calling sched_yield(): one context switch
- *       each (one sched_switch hit; with the threads named, a PREEMPT
- *       started and one ended)
+ *   kmod_cost pipe  BATCHES ITERS [GO DONE TIDS]
+ *       two threads on one CPU passing a byte back and forth through two
+ *       pipes: each iteration is two wakeups and two context switches,
+ *       each wakeup hitting sched_waking and sched_wakeup and each switch
+ *       sched_switch (with the threads named: a PREEMPT started at each
+ *       wakeup, ended at each switch)
  *
  * With GO DONE TIDS (two FIFOs and a file): write the workload's thread ids
  * ("a,b") to TIDS, wait until GO is written, open DONE for writing, run,
@@ -19,7 +21,7 @@
  * `cat DONE` it runs ends with the workload.
  *
  * Prints "ns_per_iter events_per_iter", events counted from /proc/softirqs
- * (NET_RX) or /proc/stat (ctxt) over the whole run.
+ * (NET_RX) or /proc/stat (ctxt: context switches) over the whole run.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -75,16 +77,19 @@ static uint64_t kernel_events(int udp)
 	return sum;
 }
 
-static volatile int stop;
 static volatile pid_t partner_tid;
+static int ping[2], pong[2];
 
-/* The yield partner thread. */
-static void *yielder(void *arg)
+/* The pipe partner thread: echo each byte back until ping is closed. */
+static void *echoer(void *arg)
 {
+	char c;
+
 	(void)arg;
 	partner_tid = (pid_t)syscall(SYS_gettid);
-	while (!stop)
-		sched_yield();
+	while (read(ping[0], &c, 1) == 1)
+		if (write(pong[1], &c, 1) != 1)
+			break;
 	return NULL;
 }
 
@@ -144,8 +149,8 @@ int main(int argc, char **argv)
 	pthread_t th;
 	char c = 0;
 
-	if ((argc != 4 && argc != 7) || (strcmp(argv[1], "udp") && strcmp(argv[1], "yield"))) {
-		fprintf(stderr, "usage: kmod_cost udp|yield BATCHES ITERS [GO DONE TIDS]\n");
+	if ((argc != 4 && argc != 7) || (strcmp(argv[1], "udp") && strcmp(argv[1], "pipe"))) {
+		fprintf(stderr, "usage: kmod_cost udp|pipe BATCHES ITERS [GO DONE TIDS]\n");
 		return 2;
 	}
 	udp = !strcmp(argv[1], "udp");
@@ -166,8 +171,8 @@ int main(int argc, char **argv)
 			perror("loopback UDP sockets");
 			return 2;
 		}
-	} else if (pthread_create(&th, NULL, yielder, NULL)) {
-		perror("pthread_create");
+	} else if (pipe(ping) || pipe(pong) || pthread_create(&th, NULL, echoer, NULL)) {
+		perror("pipes and echo thread");
 		return 2;
 	}
 	if (argc == 7)
@@ -182,8 +187,9 @@ int main(int argc, char **argv)
 					perror("loopback UDP");
 					return 2;
 				}
-			} else {
-				sched_yield();
+			} else if (write(ping[1], &c, 1) != 1 || read(pong[0], &c, 1) != 1) {
+				perror("pipe ping-pong");
+				return 2;
 			}
 		}
 		d = now_ns() - t0;
@@ -192,7 +198,7 @@ int main(int argc, char **argv)
 	}
 	e1 = kernel_events(udp);
 	if (!udp) {
-		stop = 1;
+		close(ping[1]);
 		pthread_join(th, NULL);
 	}
 	if (done >= 0)
