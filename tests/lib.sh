@@ -71,3 +71,12 @@ dmesg_clean() {
 	fi
 	return 0
 }
+
+# ebpf_host_require WHAT_PYTHON_DOES: skip unless the eBPF backend can run
+# natively here (root, the CLI built, kernel BTF) and python3 is present.
+ebpf_host_require() {
+	[ "$(id -u)" = 0 ] || skip_all "needs root to load BPF programs"
+	[ -x "$LS_BIN" ] || skip_all "$LS_BIN not built (make tools)"
+	[ -r /sys/kernel/btf/vmlinux ] || skip_all "kernel has no BTF (/sys/kernel/btf/vmlinux)"
+	command -v python3 >/dev/null || skip_all "python3 missing ($1)"
+}

@@ -21,10 +21,7 @@
 # the comparison cannot pass on an idle window.
 . "$(dirname "$0")/../lib.sh"
 
-[ "$(id -u)" = 0 ] || skip_all "needs root to load BPF programs"
-[ -x "$LS_BIN" ] || skip_all "$LS_BIN not built (make tools)"
-[ -r /sys/kernel/btf/vmlinux ] || skip_all "kernel has no BTF (/sys/kernel/btf/vmlinux)"
-command -v python3 >/dev/null || skip_all "python3 missing (UDP load and JSON checks)"
+ebpf_host_require "UDP load and JSON checks"
 
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT

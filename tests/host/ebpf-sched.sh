@@ -15,10 +15,7 @@
 # and the first read (the worker wakes from its start FIFO): <= 4.
 . "$(dirname "$0")/../lib.sh"
 
-[ "$(id -u)" = 0 ] || skip_all "needs root to load BPF programs"
-[ -x "$LS_BIN" ] || skip_all "$LS_BIN not built (make tools)"
-[ -r /sys/kernel/btf/vmlinux ] || skip_all "kernel has no BTF (/sys/kernel/btf/vmlinux)"
-command -v python3 >/dev/null || skip_all "python3 missing (worker and checks)"
+ebpf_host_require "worker and checks"
 
 WORK=$(mktemp -d)
 HOG=
