@@ -30,6 +30,7 @@
 #include "nic.h"
 #include "peers.h"
 #include "probe.h"
+#include "probe_opts.h"
 #include "prom.h"
 #include "split.h"
 #include "stats.h"
@@ -181,26 +182,10 @@ static void usage(FILE *fp)
 /* Parse the options into c; returns 0, or LS_EXIT_USAGE after a message. */
 static int parse(struct bd_cli *c, int argc, char **argv, bool *help)
 {
-	enum { O_CPU = 256, O_VERB, O_CTMO, O_WTMO, O_LTMO, O_RING, O_GBPS, O_CABLE,
-	       O_HOPS, O_SWITCH, O_FLOOR, O_BASE, O_TAIL, O_NORMAL, O_ABN, O_HURTS,
-	       O_SHARE, O_EXPECT, O_JSON, O_SAMPLES, O_PROM, O_SLACK, O_PEERS };
-	static const struct option lo[] = {
-		{ "ib-dev", required_argument, NULL, 'd' },
-		{ "ib-port", required_argument, NULL, 'i' },
-		{ "gid-index", required_argument, NULL, 'x' },
-		{ "size", required_argument, NULL, 's' },
-		{ "iters", required_argument, NULL, 'n' },
-		{ "duration", required_argument, NULL, 'D' },
-		{ "mtu", required_argument, NULL, 'm' },
-		{ "events", no_argument, NULL, 'e' },
-		{ "qp-timeout", required_argument, NULL, 'u' },
-		{ "verb", required_argument, NULL, O_VERB },
-		{ "cpu", required_argument, NULL, O_CPU },
-		{ "port", required_argument, NULL, 'p' },
-		{ "rdma-cm", no_argument, NULL, 'R' },
-		{ "connect-timeout", required_argument, NULL, O_CTMO },
-		{ "wait-timeout", required_argument, NULL, O_WTMO },
-		{ "listen-timeout", required_argument, NULL, O_LTMO },
+	enum { O_RING = 256, O_GBPS, O_CABLE, O_HOPS, O_SWITCH, O_FLOOR, O_BASE, O_TAIL,
+	       O_NORMAL, O_ABN, O_HURTS, O_SHARE, O_EXPECT, O_JSON, O_SAMPLES, O_PROM,
+	       O_SLACK, O_PEERS };
+	static const struct option own[] = {
 		{ "backend", required_argument, NULL, 'b' },
 		{ "ring-kib", required_argument, NULL, O_RING },
 		{ "link-gbps", required_argument, NULL, O_GBPS },
@@ -226,81 +211,21 @@ static int parse(struct bd_cli *c, int argc, char **argv, bool *help)
 	};
 	struct ls_probe_opts *o = &c->o;
 	struct ls_err err = { "" };
+	struct option lo[48];
 	bool have_n = false;
 	double d;
 	uint64_t v;
 	int opt;
 
+	if (ls_probe_longopts(lo, sizeof(lo) / sizeof(lo[0]), own)) {
+		ls_warn("breakdown: internal: option table too small");
+		return LS_EXIT_USAGE;
+	}
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "d:i:x:s:n:D:m:eu:p:Rb:vh", lo, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, LS_PROBE_SHORTOPTS "b:vh", lo, NULL)) != -1) {
 		int rc = 0;
 
 		switch (opt) {
-		case 'd':
-			o->device = optarg;
-			break;
-		case 'i':
-			rc = ls_parse_u64(optarg, 1, 255, &v, &err, "--ib-port");
-			o->ib_port = (unsigned int)v;
-			break;
-		case 'x':
-			rc = ls_parse_u64(optarg, 0, 65535, &v, &err, "--gid-index");
-			o->gid_index = (int)v;
-			break;
-		case 's':
-			rc = ls_parse_u64(optarg, 1, 1u << 30, &v, &err, "--size");
-			o->sizes[0] = (uint32_t)v;
-			break;
-		case 'n':
-			rc = ls_parse_u64(optarg, 1, LS_PROBE_MAX_CAPACITY, &v, &err, "--iters");
-			o->iters = v;
-			have_n = true;
-			break;
-		case 'D':
-			rc = ls_parse_duration_ns(optarg, &o->duration_ns, &err, "--duration");
-			if (!rc && !o->duration_ns)
-				rc = ls_errf(&err, "--duration: must be positive");
-			break;
-		case 'm':
-			rc = ls_parse_u64(optarg, 256, 4096, &v, &err, "--mtu");
-			o->mtu = (unsigned int)v;
-			if (!rc && !ls_probe_mtu_to_ibv(o->mtu))
-				rc = ls_errf(&err, "--mtu: %u is not 256, 512, 1024, 2048 or 4096",
-					     o->mtu);
-			break;
-		case 'e':
-			o->events = true;
-			break;
-		case 'u':
-			rc = ls_parse_u64(optarg, 0, 31, &v, &err, "--qp-timeout");
-			o->qp_timeout = (unsigned int)v;
-			break;
-		case O_VERB:
-			rc = ls_probe_parse_verb(optarg, &o->verb, &err);
-			break;
-		case O_CPU:
-			rc = ls_parse_u64(optarg, 0, LS_MAX_CPUS - 1, &v, &err, "--cpu");
-			o->cpu = (int)v;
-			break;
-		case 'p':
-			rc = ls_parse_u64(optarg, 1, 65535, &v, &err, "--port");
-			o->port = (uint16_t)v;
-			break;
-		case 'R':
-			o->rdma_cm = true;
-			break;
-		case O_CTMO:
-			rc = ls_parse_duration_ns(optarg, &o->connect_timeout_ns, &err,
-						  "--connect-timeout");
-			break;
-		case O_WTMO:
-			rc = ls_parse_duration_ns(optarg, &o->wait_timeout_ns, &err,
-						  "--wait-timeout");
-			break;
-		case O_LTMO:
-			rc = ls_parse_duration_ns(optarg, &o->listen_timeout_ns, &err,
-						  "--listen-timeout");
-			break;
 		case 'b':
 			c->backend = optarg;
 			if (strcmp(optarg, "auto") && strcmp(optarg, "kmod") &&
@@ -385,8 +310,12 @@ static int parse(struct bd_cli *c, int argc, char **argv, bool *help)
 			*help = true;
 			return 0;
 		default:
-			usage(stderr);
-			return LS_EXIT_USAGE;
+			rc = ls_probe_opt_apply(o, opt, optarg, &err);
+			if (rc > 0) {
+				usage(stderr);
+				return LS_EXIT_USAGE;
+			}
+			have_n |= opt == 'n';
 		}
 		if (rc) {
 			ls_warn("breakdown: %s", err.msg);

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The probe's command-line options, shared by the commands that run it (probe, breakdown). */
+#include "probe_opts.h"
+
+#include <string.h>
+
+#include "../include/uapi/latsplit.h"
+
+static const struct option probe_longopts[] = {
+	{ "ib-dev", required_argument, NULL, 'd' },
+	{ "ib-port", required_argument, NULL, 'i' },
+	{ "gid-index", required_argument, NULL, 'x' },
+	{ "size", required_argument, NULL, 's' },
+	{ "iters", required_argument, NULL, 'n' },
+	{ "duration", required_argument, NULL, 'D' },
+	{ "mtu", required_argument, NULL, 'm' },
+	{ "events", no_argument, NULL, 'e' },
+	{ "qp-timeout", required_argument, NULL, 'u' },
+	{ "verb", required_argument, NULL, LS_PO_VERB },
+	{ "cpu", required_argument, NULL, LS_PO_CPU },
+	{ "port", required_argument, NULL, 'p' },
+	{ "rdma-cm", no_argument, NULL, 'R' },
+	{ "connect-timeout", required_argument, NULL, LS_PO_CTMO },
+	{ "wait-timeout", required_argument, NULL, LS_PO_WTMO },
+	{ "listen-timeout", required_argument, NULL, LS_PO_LTMO },
+};
+
+#define NR_PROBE_LONGOPTS (sizeof(probe_longopts) / sizeof(probe_longopts[0]))
+
+/* The shared long options, then own's (NULL-terminated), into out[cap]. */
+int ls_probe_longopts(struct option *out, size_t cap, const struct option *own)
+{
+	size_t n = 0;
+
+	while (own[n].name)
+		n++;
+	if (NR_PROBE_LONGOPTS + n + 1 > cap)
+		return -1;
+	memcpy(out, probe_longopts, sizeof(probe_longopts));
+	memcpy(out + NR_PROBE_LONGOPTS, own, (n + 1) * sizeof(*own));
+	return 0;
+}
+
+/* Apply one shared option to o: 0 applied, 1 not a probe option, -1 bad value (err set). */
+int ls_probe_opt_apply(struct ls_probe_opts *o, int opt, const char *arg,
+		       struct ls_err *err)
+{
+	uint64_t v;
+	int rc = 0;
+
+	switch (opt) {
+	case 'd':
+		o->device = arg;
+		break;
+	case 'i':
+		rc = ls_parse_u64(arg, 1, 255, &v, err, "--ib-port");
+		o->ib_port = (unsigned int)v;
+		break;
+	case 'x':
+		rc = ls_parse_u64(arg, 0, 65535, &v, err, "--gid-index");
+		o->gid_index = (int)v;
+		break;
+	case 's':
+		rc = ls_parse_u64(arg, 1, 1u << 30, &v, err, "--size");
+		o->sizes[0] = (uint32_t)v;
+		break;
+	case 'n':
+		rc = ls_parse_u64(arg, 1, LS_PROBE_MAX_CAPACITY, &v, err, "--iters");
+		o->iters = v;
+		break;
+	case 'D':
+		rc = ls_parse_duration_ns(arg, &o->duration_ns, err, "--duration");
+		if (!rc && !o->duration_ns)
+			rc = ls_errf(err, "--duration: must be positive");
+		break;
+	case 'm':
+		rc = ls_parse_u64(arg, 256, 4096, &v, err, "--mtu");
+		o->mtu = (unsigned int)v;
+		if (!rc && !ls_probe_mtu_to_ibv(o->mtu))
+			rc = ls_errf(err, "--mtu: %u is not 256, 512, 1024, 2048 or 4096",
+				     o->mtu);
+		break;
+	case 'e':
+		o->events = true;
+		break;
+	case 'u':
+		rc = ls_parse_u64(arg, 0, 31, &v, err, "--qp-timeout");
+		o->qp_timeout = (unsigned int)v;
+		break;
+	case LS_PO_VERB:
+		rc = ls_probe_parse_verb(arg, &o->verb, err);
+		break;
+	case LS_PO_CPU:
+		rc = ls_parse_u64(arg, 0, LS_MAX_CPUS - 1, &v, err, "--cpu");
+		o->cpu = (int)v;
+		break;
+	case 'p':
+		rc = ls_parse_u64(arg, 1, 65535, &v, err, "--port");
+		o->port = (uint16_t)v;
+		break;
+	case 'R':
+		o->rdma_cm = true;
+		break;
+	case LS_PO_CTMO:
+		rc = ls_parse_duration_ns(arg, &o->connect_timeout_ns, err,
+					  "--connect-timeout");
+		break;
+	case LS_PO_WTMO:
+		rc = ls_parse_duration_ns(arg, &o->wait_timeout_ns, err, "--wait-timeout");
+		break;
+	case LS_PO_LTMO:
+		rc = ls_parse_duration_ns(arg, &o->listen_timeout_ns, err,
+					  "--listen-timeout");
+		break;
+	default:
+		return 1;
+	}
+	return rc ? -1 : 0;
+}

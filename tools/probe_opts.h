@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The probe's command-line options, shared by the commands that run it. */
+#ifndef LATSPLIT_PROBE_OPTS_H
+#define LATSPLIT_PROBE_OPTS_H
+
+#include <getopt.h>
+#include <stddef.h>
+
+#include "probe.h"
+#include "util.h"
+
+/* getopt letters of the shared options; a command appends its own. */
+#define LS_PROBE_SHORTOPTS "d:i:x:s:n:D:m:eu:p:R"
+
+/* Values of the shared long-only options (above any command's own). */
+enum {
+	LS_PO_VERB = 0x1000,
+	LS_PO_CPU,
+	LS_PO_CTMO,
+	LS_PO_WTMO,
+	LS_PO_LTMO,
+};
+
+/* The shared long options, then own's (NULL-terminated), into out[cap]; -1 if too small. */
+int ls_probe_longopts(struct option *out, size_t cap, const struct option *own);
+/* Apply one shared option to o: 0 applied, 1 not a probe option, -1 bad value (err set). */
+int ls_probe_opt_apply(struct ls_probe_opts *o, int opt, const char *arg,
+		       struct ls_err *err);
+
+#endif /* LATSPLIT_PROBE_OPTS_H */
