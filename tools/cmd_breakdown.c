@@ -2038,11 +2038,14 @@ static int run_prober(struct bd_cli *c, struct bd_ctx *x)
 	struct ls_err err = { "" };
 	struct bd_base base;
 	struct ls_prom pf;
-	size_t npeers = c->peers ? c->plist.n : 1, failed = 0, unstarted = 0;
+	struct ls_fleet fl;
+	size_t npeers;
 	int rc = LS_EXIT_OK;
 
 	memset(&base, 0, sizeof(base));
 	memset(&pf, 0, sizeof(pf));
+	ls_fleet_init(&fl, c->peers ? &c->plist : NULL, "breakdown", c->json);
+	npeers = fl.n;
 	if (c->baseline && load_baseline(c->baseline, c->o.sizes[0], c->o.verb, &base, &err)) {
 		ls_warn("breakdown: %s", err.msg);
 		return LS_EXIT_USAGE;
@@ -2060,35 +2063,17 @@ static int run_prober(struct bd_cli *c, struct bd_ctx *x)
 		return LS_EXIT_USAGE;
 	}
 	for (size_t i = 0; i < npeers; i++) {
-		int prc;
-
-		if (c->peers) {
-			c->o.peer = c->plist.v[i];
+		ls_fleet_next(&fl, i, &c->o.peer);
+		if (c->peers)
 			ctx_reset(x);
-			if (!c->json)
-				printf("== pair %zu/%zu: %s\n", i + 1, npeers, c->o.peer);
-			fflush(stdout);
-		}
 		if (pp)
 			snprintf(pp[i].peer, sizeof(pp[i].peer), "%s:%u", c->o.peer, c->o.port);
-		prc = run_pair(c, x, &base, c->samples ? &sf : NULL, pp ? &pp[i] : NULL);
-		if (!c->peers) {
-			rc = prc;
-			break;
-		}
-		if (prc) {
-			failed++;
-			unstarted += prc == LS_EXIT_USAGE;
-			ls_peers_print_failed(c->json, "breakdown", pp ? pp[i].peer : c->o.peer, prc);
-		}
+		rc = run_pair(c, x, &base, c->samples ? &sf : NULL, pp ? &pp[i] : NULL);
+		/* A failed pair printed no split: its failed line stands for it. */
+		ls_fleet_done(&fl, pp ? pp[i].peer : c->o.peer, rc, c->peers != NULL);
 	}
-	if (c->peers) {
-		if (failed)
-			ls_warn("breakdown: %zu of %zu pairs failed", failed, npeers);
-		rc = failed ? LS_EXIT_FAIL : LS_EXIT_OK;
-		if (unstarted == npeers)
-			rc = LS_EXIT_USAGE;	/* not one pair could start */
-	}
+	if (c->peers)
+		rc = ls_fleet_status(&fl);
 	if (c->prom) {
 		/*
 		 * One pair that failed writes no file (nothing was measured); a

@@ -749,9 +749,10 @@ int cmd_probe(int argc, char **argv)
 	struct probe_cli c = { .samples_fmt = FMT_AUTO };
 	struct probe_prom_pair *pp = NULL;
 	struct ls_err err = { "" };
-	size_t npeers, failed = 0, unstarted = 0;
+	struct ls_fleet fl;
 	struct ls_prom pf;
 	bool help = false;
+	size_t npeers;
 	int rc;
 
 	memset(&pf, 0, sizeof(pf));
@@ -769,7 +770,8 @@ int cmd_probe(int argc, char **argv)
 		c.o.progress = show_progress;
 		c.o.run_end = end_progress;
 	}
-	npeers = c.peers ? c.plist.n : 1;
+	ls_fleet_init(&fl, c.peers ? &c.plist : NULL, "probe", c.json);
+	npeers = fl.n;
 	if (c.prom) {
 		pp = calloc(npeers, sizeof(*pp));
 		if (!pp) {
@@ -787,27 +789,16 @@ int cmd_probe(int argc, char **argv)
 		}
 	}
 	for (size_t i = 0; i < npeers; i++) {
-		if (c.peers) {
-			c.o.peer = c.plist.v[i];
-			if (!c.json)
-				printf("== pair %zu/%zu: %s\n", i + 1, npeers, c.o.peer);
-			fflush(stdout);
-		}
+		ls_fleet_next(&fl, i, &c.o.peer);
 		if (pp)
 			snprintf(pp[i].peer, sizeof(pp[i].peer), "%s:%u", c.o.peer, c.o.port);
 		rc = run_session(&c, pp ? &pp[i] : NULL);
-		if (rc && c.peers) {
-			failed++;
-			unstarted += rc == LS_EXIT_USAGE;
-			if (rc == LS_EXIT_USAGE)
-				ls_peers_print_failed(c.json, "probe", pp ? pp[i].peer : c.o.peer, rc);
-		}
+		/* A run that started printed its own document, failed or not. */
+		ls_fleet_done(&fl, pp ? pp[i].peer : c.o.peer, rc,
+			      c.peers && rc == LS_EXIT_USAGE);
 	}
-	if (c.peers) {
-		if (failed)
-			ls_warn("probe: %zu of %zu pairs failed", failed, npeers);
-		rc = unstarted == npeers ? LS_EXIT_USAGE : failed ? LS_EXIT_FAIL : LS_EXIT_OK;
-	}
+	if (c.peers)
+		rc = ls_fleet_status(&fl);
 	if (pp) {
 		/* One pair that never started writes no file; a fleet run writes every pair. */
 		if (c.peers || rc != LS_EXIT_USAGE) {

@@ -158,3 +158,46 @@ void ls_peers_print_failed(bool json, const char *kind, const char *peer, int rc
 	ls_json_obj_close(&j);
 	ls_json_end(&j);
 }
+
+/* Start a fleet over peers (NULL: the one PEER of the command line). */
+void ls_fleet_init(struct ls_fleet *f, const struct ls_peers *peers, const char *kind,
+		   bool json)
+{
+	memset(f, 0, sizeof(*f));
+	f->peers = peers;
+	f->kind = kind;
+	f->json = json;
+	f->n = peers ? peers->n : 1;
+}
+
+/* Pair i: its host into *peer and, in a text fleet run, the "== pair" line. */
+void ls_fleet_next(const struct ls_fleet *f, size_t i, const char **peer)
+{
+	if (!f->peers)
+		return;
+	*peer = f->peers->v[i];
+	if (!f->json)
+		printf("== pair %zu/%zu: %s\n", i + 1, f->n, *peer);
+	fflush(stdout);
+}
+
+/* Count pair i's exit status; a failed pair gets its failed line when print. */
+void ls_fleet_done(struct ls_fleet *f, const char *peer, int rc, bool print)
+{
+	if (!rc)
+		return;
+	f->failed++;
+	f->unstarted += rc == LS_EXIT_USAGE;
+	if (print)
+		ls_peers_print_failed(f->json, f->kind, peer, rc);
+}
+
+/* The fleet's exit status: 2 no pair could start, 1 some failed, else 0. */
+int ls_fleet_status(const struct ls_fleet *f)
+{
+	if (f->failed)
+		ls_warn("%s: %zu of %zu pairs failed", f->kind, f->failed, f->n);
+	if (f->unstarted == f->n)
+		return LS_EXIT_USAGE;
+	return f->failed ? LS_EXIT_FAIL : LS_EXIT_OK;
+}

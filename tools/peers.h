@@ -34,4 +34,24 @@ void ls_peers_free(struct ls_peers *p);
  */
 void ls_peers_print_failed(bool json, const char *kind, const char *peer, int rc);
 
+/* A fleet run's progress over its pairs (one pair when peers is NULL). */
+struct ls_fleet {
+	const struct ls_peers *peers;
+	const char *kind;	/* "probe", "breakdown": messages and failed lines */
+	bool json;
+	size_t n;		/* pairs */
+	size_t failed;		/* pairs whose run returned non-zero */
+	size_t unstarted;	/* of those, the ones that could not start */
+};
+
+/* Start a fleet over peers (NULL: the one PEER of the command line). */
+void ls_fleet_init(struct ls_fleet *f, const struct ls_peers *peers, const char *kind,
+		   bool json);
+/* Pair i: its host into *peer and, in a text fleet run, the "== pair" line. */
+void ls_fleet_next(const struct ls_fleet *f, size_t i, const char **peer);
+/* Count pair i's exit status; a failed pair gets its failed line when print. */
+void ls_fleet_done(struct ls_fleet *f, const char *peer, int rc, bool print);
+/* The fleet's exit status: 2 no pair could start, 1 some failed, else 0. */
+int ls_fleet_status(const struct ls_fleet *f);
+
 #endif /* LS_PEERS_H */

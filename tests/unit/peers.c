@@ -95,4 +95,48 @@ TEST(limits)
 	free(big);
 }
 
+/* Fleet tally: pairs walked in order, statuses 0 / 1 (some failed) / 2 (none started). */
+TEST(fleet_status)
+{
+	static const int cases[][3] = {
+		/* exit statuses of three pairs, then the fleet's */
+		{ 0, 0, 0 }, { 0, 1, 0 }, { 2, 0, 0 }, { 2, 2, 1 }, { 1, 1, 1 },
+	};
+	static const int want[] = { LS_EXIT_OK, LS_EXIT_FAIL, LS_EXIT_FAIL, LS_EXIT_FAIL,
+				    LS_EXIT_FAIL };
+	struct ls_peers p;
+	struct ls_err err;
+	struct ls_fleet f;
+	const char *peer;
+
+	ASSERT_EQ(0, parse("a\nb\nc\n", &p, &err));
+	for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+		ls_fleet_init(&f, &p, "probe", true);
+		ASSERT_EQ(3, f.n);
+		for (size_t i = 0; i < f.n; i++) {
+			peer = NULL;
+			ls_fleet_next(&f, i, &peer);
+			ASSERT_NE(NULL, peer);
+			EXPECT_STREQ(p.v[i], peer);
+			ls_fleet_done(&f, peer, cases[k][i], false);
+		}
+		EXPECT_EQ(want[k], ls_fleet_status(&f));
+	}
+	/* every pair unable to start: the fleet could not run at all */
+	ls_fleet_init(&f, &p, "breakdown", true);
+	for (size_t i = 0; i < f.n; i++)
+		ls_fleet_done(&f, p.v[i], LS_EXIT_USAGE, false);
+	EXPECT_EQ(LS_EXIT_USAGE, ls_fleet_status(&f));
+	EXPECT_EQ(3, f.unstarted);
+	ls_peers_free(&p);
+	/* one pair from the command line: no host is substituted */
+	ls_fleet_init(&f, NULL, "probe", false);
+	EXPECT_EQ(1, f.n);
+	peer = "cli";
+	ls_fleet_next(&f, 0, &peer);
+	EXPECT_STREQ("cli", peer);
+	ls_fleet_done(&f, peer, LS_EXIT_FAIL, false);
+	EXPECT_EQ(LS_EXIT_FAIL, ls_fleet_status(&f));
+}
+
 TEST_HARNESS_MAIN
