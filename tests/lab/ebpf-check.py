@@ -10,7 +10,7 @@
   ebpf-check.py cross DIR IRQS [rt] DIR/ebpf.json vs DIR/kmod.json: equal
                                     per-IRQ per-CPU counts (+-2 for a stray
                                     packet at an edge), hardirq time sums
-                                    within 10 % (with rt reported only:
+                                    within 20 % (with rt reported only:
                                     see cross-backends.sh)
 Exit 0 when every comparison holds; prints one line per comparison.
 """
@@ -92,7 +92,7 @@ def oracle(d, irqs, rt=False):
     return bad
 
 
-def cross(d, irqs, tol=0.1):
+def cross(d, irqs, tol):
     e = slots(json.load(open(d + "/ebpf.json")))
     k = slots(json.load(open(d + "/kmod.json")))
     bad, total = 0, 0
@@ -136,7 +136,7 @@ def main():
         bad = oracle(sys.argv[2], irqs, len(sys.argv) == 5 and sys.argv[4] == "rt")
     else:
         rt = len(sys.argv) == 5 and sys.argv[4] == "rt"
-        bad = cross(sys.argv[2], irqs, None if rt else 0.1)
+        bad = cross(sys.argv[2], irqs, None if rt else 0.2)
     return 1 if bad else 0
 
 
