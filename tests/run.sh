@@ -60,15 +60,24 @@ count_tap() {
 	pass=$((pass + p)); fail=$((fail + f)); skipped=$((skipped + s))
 }
 
+# attempt NAME TIMEOUT LOG CMD...: run CMD into LOG under TIMEOUT; its status.
+attempt() {
+	local name=$1 to=$2 log=$3 rc
+	shift 3
+	timeout --kill-after=10 "$to" "$@" > "$log" 2>&1 < /dev/null
+	rc=$?
+	[ "$rc" = 124 ] && echo "not ok 999 - $name timed out after ${to}s" >> "$log"
+	return "$rc"
+}
+
 # run_one NAME TIMEOUT CMD...: run a test program, log it, count it.
 run_one() {
 	local name=$1 to=$2 log t0 rc
 	shift 2
 	log=$LOGS/$(echo "$name" | tr '/ ' '__').log
 	t0=$(date +%s)
-	timeout --kill-after=10 "$to" "$@" > "$log" 2>&1 < /dev/null
+	attempt "$name" "$to" "$log" "$@"
 	rc=$?
-	[ "$rc" = 124 ] && echo "not ok 999 - $name timed out after ${to}s" >> "$log"
 	# Lab tests judge an emulator whose speed drifts from run to run: one
 	# that failed runs once more, and both outcomes are reported (the
 	# first attempt's log is kept as NAME.try1.log).
@@ -79,9 +88,8 @@ run_one() {
 		echo "  RETRY $name: failed (exit $rc, $(grep -cE '^[[:space:]]*not ok' "${log%.log}.try1.log") failed assertions; log ${log%.log}.try1.log), running it again"
 		grep -E '^[[:space:]]*not ok' "${log%.log}.try1.log" | head -n 5 | sed 's/^/    | /'
 		retried+=("$name")
-		timeout --kill-after=10 "$to" "$@" > "$log" 2>&1 < /dev/null
+		attempt "$name" "$to" "$log" "$@"
 		rc=$?
-		[ "$rc" = 124 ] && echo "not ok 999 - $name timed out after ${to}s" >> "$log"
 	fi
 	count_tap "$name" "$log" "$rc" "$(($(date +%s) - t0))"
 }
@@ -140,16 +148,17 @@ if [ -z "$ONLY" ] || [ "$ONLY" = lab ]; then
 			t0=$(date +%s)
 			# A pair that booted but does not answer (seen with --tcg multi:
 			# a guest stuck for good) is booted again, twice at most.
+			up=0
 			for try in 1 2 3; do
 				"$LAB" up --name "$name" --kver "$k" --smp "$smp" --tcg "$tcg" > "$LOGS/lab-up-$k-$smp.log" 2>&1 || break
 				"$LAB" exec --name "$name" --timeout 30 0 -- true >/dev/null 2>&1 &&
-					"$LAB" exec --name "$name" --timeout 30 1 -- true >/dev/null 2>&1 && break
+					"$LAB" exec --name "$name" --timeout 30 1 -- true >/dev/null 2>&1 && { up=1; break; }
 				echo "  (pair $name does not answer after boot, try $try: booting it again)"
 				"$LAB" info --name "$name" console > "$LOGS/console-$k-$smp-$tcg-boot$try.log" 2>/dev/null
 				"$LAB" down --name "$name" >/dev/null 2>&1
 				[ "$try" = 3 ] && echo "lab: pair does not answer after 3 boots" > "$LOGS/lab-up-$k-$smp.log"
 			done
-			if ! "$LAB" exec --name "$name" --timeout 30 0 -- true >/dev/null 2>&1; then
+			if [ "$up" = 0 ]; then
 				echo "  FAIL lab up $k smp=$smp tcg=$tcg:"; sed 's/^/    | /' "$LOGS/lab-up-$k-$smp.log" | tail -n 30
 				for t in "${tests[@]}"; do
 					fail=$((fail + 1)); failed_names+=("lab/${t##*/}[$k]")

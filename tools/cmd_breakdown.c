@@ -211,16 +211,13 @@ static int parse(struct bd_cli *c, int argc, char **argv, bool *help)
 	};
 	struct ls_probe_opts *o = &c->o;
 	struct ls_err err = { "" };
-	struct option lo[48];
+	struct option lo[LS_PROBE_NR_LONGOPTS + ARRAY_SIZE(own)];
 	bool have_n = false;
 	double d;
 	uint64_t v;
 	int opt;
 
-	if (ls_probe_longopts(lo, sizeof(lo) / sizeof(lo[0]), own)) {
-		ls_warn("breakdown: internal: option table too small");
-		return LS_EXIT_USAGE;
-	}
+	ls_probe_longopts(lo, own, ARRAY_SIZE(own));
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, LS_PROBE_SHORTOPTS "b:vh", lo, NULL)) != -1) {
 		int rc = 0;
@@ -2070,7 +2067,7 @@ static int run_prober(struct bd_cli *c, struct bd_ctx *x)
 			snprintf(pp[i].peer, sizeof(pp[i].peer), "%s:%u", c->o.peer, c->o.port);
 		rc = run_pair(c, x, &base, c->samples ? &sf : NULL, pp ? &pp[i] : NULL);
 		/* A failed pair printed no split: its failed line stands for it. */
-		ls_fleet_done(&fl, pp ? pp[i].peer : c->o.peer, rc, c->peers != NULL);
+		ls_fleet_done(&fl, pp ? pp[i].peer : c->o.peer, rc, true);
 	}
 	if (c->peers)
 		rc = ls_fleet_status(&fl);

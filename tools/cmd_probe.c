@@ -126,14 +126,11 @@ static int parse(struct probe_cli *c, int argc, char **argv, bool *help)
 	bool have_n = false, have_s = false;
 	uint32_t sweep_max = 1u << 23;
 	struct ls_err err = { "" };
-	struct option lo[40];
+	struct option lo[LS_PROBE_NR_LONGOPTS + ARRAY_SIZE(own)];
 	uint64_t v;
 	int opt;
 
-	if (ls_probe_longopts(lo, sizeof(lo) / sizeof(lo[0]), own)) {
-		ls_warn("probe: internal: option table too small");
-		return LS_EXIT_USAGE;
-	}
+	ls_probe_longopts(lo, own, ARRAY_SIZE(own));
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, LS_PROBE_SHORTOPTS "ah", lo, NULL)) != -1) {
 		int rc = 0;
@@ -794,8 +791,7 @@ int cmd_probe(int argc, char **argv)
 			snprintf(pp[i].peer, sizeof(pp[i].peer), "%s:%u", c.o.peer, c.o.port);
 		rc = run_session(&c, pp ? &pp[i] : NULL);
 		/* A run that started printed its own document, failed or not. */
-		ls_fleet_done(&fl, pp ? pp[i].peer : c.o.peer, rc,
-			      c.peers && rc == LS_EXIT_USAGE);
+		ls_fleet_done(&fl, pp ? pp[i].peer : c.o.peer, rc, rc == LS_EXIT_USAGE);
 	}
 	if (c.peers)
 		rc = ls_fleet_status(&fl);

@@ -181,14 +181,14 @@ void ls_fleet_next(const struct ls_fleet *f, size_t i, const char **peer)
 	fflush(stdout);
 }
 
-/* Count pair i's exit status; a failed pair gets its failed line when print. */
+/* Count pair i's exit status; in a fleet run a failed pair gets its failed line when print. */
 void ls_fleet_done(struct ls_fleet *f, const char *peer, int rc, bool print)
 {
 	if (!rc)
 		return;
 	f->failed++;
 	f->unstarted += rc == LS_EXIT_USAGE;
-	if (print)
+	if (print && f->peers)
 		ls_peers_print_failed(f->json, f->kind, peer, rc);
 }
 

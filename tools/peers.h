@@ -49,7 +49,7 @@ void ls_fleet_init(struct ls_fleet *f, const struct ls_peers *peers, const char 
 		   bool json);
 /* Pair i: its host into *peer and, in a text fleet run, the "== pair" line. */
 void ls_fleet_next(const struct ls_fleet *f, size_t i, const char **peer);
-/* Count pair i's exit status; a failed pair gets its failed line when print. */
+/* Count pair i's exit status; in a fleet run a failed pair gets its failed line when print. */
 void ls_fleet_done(struct ls_fleet *f, const char *peer, int rc, bool print);
 /* The fleet's exit status: 2 no pair could start, 1 some failed, else 0. */
 int ls_fleet_status(const struct ls_fleet *f);

@@ -25,20 +25,14 @@ static const struct option probe_longopts[] = {
 	{ "listen-timeout", required_argument, NULL, LS_PO_LTMO },
 };
 
-#define NR_PROBE_LONGOPTS (sizeof(probe_longopts) / sizeof(probe_longopts[0]))
+_Static_assert(ARRAY_SIZE(probe_longopts) == LS_PROBE_NR_LONGOPTS,
+	       "LS_PROBE_NR_LONGOPTS must count probe_longopts");
 
-/* The shared long options, then own's (NULL-terminated), into out[cap]. */
-int ls_probe_longopts(struct option *out, size_t cap, const struct option *own)
+/* The shared long options, then own's nown (the last one the NULL entry), into out. */
+void ls_probe_longopts(struct option *out, const struct option *own, size_t nown)
 {
-	size_t n = 0;
-
-	while (own[n].name)
-		n++;
-	if (NR_PROBE_LONGOPTS + n + 1 > cap)
-		return -1;
 	memcpy(out, probe_longopts, sizeof(probe_longopts));
-	memcpy(out + NR_PROBE_LONGOPTS, own, (n + 1) * sizeof(*own));
-	return 0;
+	memcpy(out + LS_PROBE_NR_LONGOPTS, own, nown * sizeof(*own));
 }
 
 /* Apply one shared option to o: 0 applied, 1 not a probe option, -1 bad value (err set). */

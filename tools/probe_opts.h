@@ -21,8 +21,14 @@ enum {
 	LS_PO_LTMO,
 };
 
-/* The shared long options, then own's (NULL-terminated), into out[cap]; -1 if too small. */
-int ls_probe_longopts(struct option *out, size_t cap, const struct option *own);
+/* How many shared long options there are: size a command's table with it. */
+#define LS_PROBE_NR_LONGOPTS 16
+
+/*
+ * The shared long options, then own's nown entries (the last one the NULL
+ * entry), into out[LS_PROBE_NR_LONGOPTS + nown].
+ */
+void ls_probe_longopts(struct option *out, const struct option *own, size_t nown);
 /* Apply one shared option to o: 0 applied, 1 not a probe option, -1 bad value (err set). */
 int ls_probe_opt_apply(struct ls_probe_opts *o, int opt, const char *arg,
 		       struct ls_err *err);

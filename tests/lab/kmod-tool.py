@@ -365,17 +365,15 @@ def cmd_records(d, rec_path, tasks, expect_nodrops, rt, ctxsw=False):
             # A woken task waits for a CPU from its wakeup, which the handler
             # precedes; one preempted before the handler woke it waits from
             # the preemption (LS_REC_F_PREEMPTED), before or after the entry.
-            odd = [r for r in wk if (r["cpu"], r["end"], r["id"]) not in pre]
-            late = [r for r in wk if (r["cpu"], r["end"], r["id"]) in pre and
-                    not pre[(r["cpu"], r["end"], r["id"])]["flags"] & F_PREEMPTED and
-                    pre[(r["cpu"], r["end"], r["id"])]["start"] < r["start"]]
+            pairs = [(r, pre.get((r["cpu"], r["end"], r["id"]))) for r in wk]
+            odd = [w for w, p in pairs if p is None]
+            late = [(w, p) for w, p in pairs if p is not None and
+                    not p["flags"] & F_PREEMPTED and p["start"] < w["start"]]
             result(not odd, "each WAKEUP (comp handler -> running) ends with a PREEMPT "
                    "(runnable -> running) of its task on its CPU",
                    "%d do not, e.g. %s" % (len(odd), odd[:2]))
             result(not late, "a PREEMPT begun at a wakeup starts no earlier than the "
-                   "WAKEUP ending with it",
-                   "%d do not, e.g. %s" % (len(late), [(r, pre[(r["cpu"], r["end"], r["id"])])
-                                                      for r in late[:2]]))
+                   "WAKEUP ending with it", "%d do not, e.g. %s" % (len(late), late[:2]))
         else:
             print("# ib_uverbs hook not armed: WAKEUP not checked")
         if ctxsw and len(tasks) == 1:
