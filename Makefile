@@ -50,9 +50,9 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(UNIT_SRCS))
 KSFT_DIR := $(B)/ksft
 KSFT_HDRS := $(KSFT_DIR)/kselftest_harness.h $(KSFT_DIR)/kselftest.h
 
-.PHONY: all deps kmod modules-all ebpf tools unit check demo bench fuzz doc clean install lab
+.PHONY: all deps kmod modules-all ebpf tools unit check demo bench fuzz doc clean install lab faultinj-all
 all: deps
-	@$(MAKE) --no-print-directory kmod ebpf tools
+	@$(MAKE) --no-print-directory kmod ebpf tools lab
 
 deps:
 	@bash tools/install-deps.sh
@@ -77,6 +77,28 @@ modules-all:
 	@for k in $(KRELS_ALL); do \
 		$(MAKE) --no-print-directory kmod KVER=$$k KDIR=/lib/modules/$$k/build || exit 1; \
 	done
+
+# ---- lab: the host-side wire and the in-guest fault injector -------------
+# labwire forwards the two guests' Ethernet frames (tools/lab/labwire.c);
+# ls_faultinj.ko (tests/lab/faultinj/) adds known softirq work to selected
+# RoCEv2 packets in a guest. Tests only: neither is installed.
+$(B)/lab/labwire: tools/lab/labwire.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(CFLAGS_WARN) -std=gnu11 -D_GNU_SOURCE -o $@ $< -lm
+
+lab: $(B)/lab/labwire
+
+define faultinj_build
+	@test -d /lib/modules/$(1)/build || { echo "no kernel build tree for '$(1)': run 'make deps' (linux-headers)" >&2; exit 1; }
+	@mkdir -p $(B)/faultinj/$(1)
+	@cp -p tests/lab/faultinj/Kbuild tests/lab/faultinj/*.c $(B)/faultinj/$(1)/
+	$(MAKE) -C /lib/modules/$(1)/build M=$(B)/faultinj/$(1) W=1 modules
+endef
+
+faultinj-all:
+	@test -n "$(strip $(KRELS_ALL))" || { echo "no lab kernels installed: run 'make deps'" >&2; exit 1; }
+	$(foreach k,$(KRELS_ALL),$(call faultinj_build,$(k))
+	)
 
 # ---- eBPF ----------------------------------------------------------------
 $(B)/vmlinux.h:
@@ -120,7 +142,7 @@ $(B)/tests/unit/%: tests/unit/%.c $(LIB_OBJS) $(KSFT_HDRS)
 unit: $(UNIT_BINS)
 
 check: deps
-	@$(MAKE) --no-print-directory modules-all ebpf tools unit
+	@$(MAKE) --no-print-directory modules-all faultinj-all ebpf tools lab unit
 	@bash tests/run.sh
 
 demo: all

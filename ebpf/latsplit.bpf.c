@@ -28,6 +28,13 @@ const volatile __u64 cpumask[LS_CPUMASK_WORDS];
 const volatile __s32 pids[LS_MAX_TASKS];
 const volatile __u32 nr_pids;
 const volatile bool records_on;
+/*
+ * Wake the reader only once this many bytes wait in the ring: a wakeup per
+ * record would switch the reader in on the probe's CPU at every sample,
+ * and its switch would emit records of its own (a feedback loop). The
+ * reader drains on a timeout as well.
+ */
+const volatile __u64 wake_bytes;
 const volatile bool threaded_irqs;
 const volatile bool is_rt;		/* PREEMPT_RT: softirqs run in threads */
 
@@ -183,7 +190,8 @@ static __always_inline void account(__u32 slot, __u32 stage, __u32 id,
 		r->flags = flags;
 		r->id = id;
 		r->aux = aux;
-		bpf_ringbuf_submit(r, 0);
+		bpf_ringbuf_submit(r, bpf_ringbuf_query(&records, BPF_RB_AVAIL_DATA) >= wake_bytes ?
+				   BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
 		count(LS_EBPF_CNT_RECORDS);
 	}
 }

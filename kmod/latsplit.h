@@ -44,6 +44,7 @@ struct ls_ring {
 	u64 head ____cacheline_aligned;	/* next slot the producer writes */
 	u64 tail ____cacheline_aligned;	/* next slot the reader reads */
 	u32 mask;			/* slots - 1, slots a power of two */
+	u32 wake;			/* fill that wakes the reader (LS_RING_WAKE_DIV) */
 	struct ls_record rec[] ____cacheline_aligned;
 };
 

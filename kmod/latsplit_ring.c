@@ -21,6 +21,8 @@
 #include "latsplit.h"
 
 static DECLARE_WAIT_QUEUE_HEAD(ls_wq);
+/* A blocked read returns records below the wake mark after this long. */
+#define LS_READ_WAIT		(HZ / 10)
 static struct irq_work ls_wake_work;
 /* Set by a reader about to sleep; a producer that sees it queues a wakeup. */
 static int ls_reader_waiting;
@@ -67,6 +69,9 @@ void ls_emit(struct ls_pcpu *pc, u32 slot, u16 stage, u64 start, u64 end,
 	r->aux = aux;
 	smp_store_release(&ring->head, head + 1);
 	pc->written++;
+	/* Below the mark the reader collects on its timeout: no wakeup. */
+	if (likely(head + 1 - READ_ONCE(ring->tail) < ring->wake))
+		return;
 	/* Pairs with smp_mb() in ls_reader_prepare_wait(). */
 	smp_mb();
 	if (unlikely(READ_ONCE(ls_reader_waiting))) {
@@ -87,15 +92,15 @@ void ls_records_wake(void)
 	wake_up_all(&ls_wq);
 }
 
-/* Records pending in any CPU's ring. */
-static bool ls_rings_have_data(void)
+/* Some CPU's ring is filled to its wake mark. */
+static bool ls_rings_ready(void)
 {
 	unsigned int cpu;
 
 	for_each_possible_cpu(cpu) {
 		struct ls_ring *ring = per_cpu_ptr(ls_pcpu, cpu)->ring;
 
-		if (ring && smp_load_acquire(&ring->head) != READ_ONCE(ring->tail))
+		if (ring && smp_load_acquire(&ring->head) - READ_ONCE(ring->tail) >= ring->wake)
 			return true;
 	}
 	return false;
@@ -106,7 +111,7 @@ static bool ls_reader_prepare_wait(void)
 {
 	WRITE_ONCE(ls_reader_waiting, 1);
 	smp_mb();
-	return ls_rings_have_data();
+	return ls_rings_ready();
 }
 
 /* Allocate one ring of kib KiB for every possible CPU (kib > 0). */
@@ -125,6 +130,7 @@ int ls_rings_alloc(struct ls_ring **rings, u32 kib)
 			return -ENOMEM;
 		}
 		r->mask = slots - 1;
+		r->wake = max_t(u32, 1, slots / LS_RING_WAKE_DIV);
 		rings[cpu] = r;
 	}
 	return 0;
@@ -269,7 +275,7 @@ static ssize_t ls_records_read(struct file *file, char __user *buf,
 			       size_t count, loff_t *ppos)
 {
 	ssize_t n;
-	int err;
+	long err;
 
 	if (count < sizeof(struct ls_record))
 		return -EINVAL;
@@ -284,14 +290,19 @@ static ssize_t ls_records_read(struct file *file, char __user *buf,
 			return 0;
 		if (file->f_flags & O_NONBLOCK)
 			return -EAGAIN;
-		err = wait_event_interruptible(ls_wq, ls_reader_prepare_wait() ||
-					       !ls_is_enabled());
-		if (err)
+		/* Woken at the wake mark; records below it wait at most this long. */
+		err = wait_event_interruptible_timeout(ls_wq, ls_reader_prepare_wait() ||
+						       !ls_is_enabled(), LS_READ_WAIT);
+		if (err < 0)
 			return err;
 	}
 }
 
-/* poll `records`: readable when a ring holds records; HUP when disabled. */
+/*
+ * poll `records`: readable when a ring is filled to its wake mark; HUP when
+ * disabled. A poller with fewer records waiting collects them on its own
+ * timeout (a read returns whatever is there).
+ */
 static __poll_t ls_records_poll(struct file *file, poll_table *wait)
 {
 	__poll_t mask = 0;

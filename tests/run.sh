@@ -188,5 +188,6 @@ echo
 echo "== $(($(date +%s) - t_start)) s; logs in $LOGS"
 for n in "${retried[@]}"; do echo "retried after a failed first attempt: $n"; done
 for n in "${failed_names[@]}"; do echo "failed: $n"; done
+echo "${#retried[@]} tests retried (a retried test counts with its second attempt; the first is in its .try1.log)"
 echo "$pass passed, $fail failed, $skipped skipped"
 [ "$fail" -eq 0 ]

@@ -254,6 +254,7 @@ static int skel_prepare(struct ls_backend *b, const struct ls_backend_cfg *cfg,
 		s->rodata->pids[i] = cfg->pids[i];
 	s->rodata->nr_pids = cfg->nr_pids;
 	s->rodata->records_on = cfg->ring_kib > 0;
+	s->rodata->wake_bytes = ring_bytes(cfg->ring_kib) / LS_RING_WAKE_DIV;
 	s->rodata->threaded_irqs = threaded;
 	s->rodata->is_rt = access("/sys/kernel/realtime", F_OK) == 0;
 	ret = bpf_map__set_max_entries(s->maps.hists, b->nr_hist);

@@ -250,8 +250,7 @@ static long kmod_drain(struct ls_backend *b, ls_record_cb cb, void *ctx,
 		} while (r < 0 && errno == EINTR);
 		if (r < 0)
 			return ls_errnof(err, errno, "poll %s", LS_KMOD_RECORDS);
-		if (r == 0)
-			return 0;
+		/* on a timeout, collect what waits below the wake mark */
 	}
 	for (;;) {
 		n = read(b->rec_fd, b->batch, sizeof(b->batch));

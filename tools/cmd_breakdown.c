@@ -1488,6 +1488,18 @@ static void print_text(const struct bd_an *a, const struct ls_probe_result *r,
 	printf("  next: %s: %s\n", ls_layer_name(v->next), v->next_why);
 }
 
+/* The run's QPs and first PSNs: what matches samples to a per-packet log. */
+static void json_qp(struct ls_json *j, const struct ls_probe_run *run)
+{
+	ls_json_obj_open(j, "qp");
+	ls_json_u64(j, "qpn", run->qpn);
+	ls_json_u64(j, "peer_qpn", run->peer_qpn);
+	ls_json_i64(j, "req_psn0", run->req_psn0);
+	ls_json_i64(j, "ans_psn0", run->ans_psn0);
+	ls_json_u64(j, "packets_per_message", run->pkts);
+	ls_json_obj_close(j);
+}
+
 /* A distribution: summary members plus, optionally, every value as samples_ns. */
 static void json_dist(struct ls_json *j, const char *key, const struct ls_summary *s,
 		      const double *v, size_t n)
@@ -1568,6 +1580,7 @@ static void print_json(FILE *fp, const struct bd_an *a, const struct ls_probe_re
 	ls_json_str(&j, "verb", ls_probe_verb_name(r->verb));
 	ls_json_bool(&j, "events", r->events);
 	ls_json_u64(&j, "mtu", r->mtu);
+	json_qp(&j, &r->runs[0]);
 	ls_json_u64(&j, "iters", c->o.iters);
 	ls_json_u64(&j, "duration_ns", c->o.duration_ns);
 	ls_json_i64(&j, "cpu", c->o.cpu);
@@ -1731,18 +1744,27 @@ static void print_json(FILE *fp, const struct bd_an *a, const struct ls_probe_re
 	ls_json_end(&j);
 }
 
-/* --samples: one CSV row per sample with its three parts. */
+/* Sample i's PSN from a run's first PSN, or -1 when unknown (see ls_probe_run). */
+static long long sample_psn(int64_t psn0, const struct ls_probe_run *run, size_t i)
+{
+	if (psn0 < 0)
+		return -1;
+	return (long long)(((uint64_t)psn0 + (uint64_t)i * run->pkts) & 0xffffff);
+}
+
+/* --samples: one CSV row per sample with its three parts and its packets' PSNs. */
 static void write_samples(FILE *fp, const struct bd_an *a, const struct ls_probe_run *run)
 {
 	fprintf(fp, "index,start_ns,end_ns,total_ns,transmission_ns,queuing_ns,processing_ns,"
-		"kernel_ns,base_ns,kernel_rtt_window_ns,tail\n");
+		"kernel_ns,base_ns,kernel_rtt_window_ns,tail,req_psn,ans_psn\n");
 	for (size_t i = 0; i < a->n; i++)
-		fprintf(fp, "%zu,%llu,%llu,%.1f,%.3f,%.3f,%.3f,%.3f,%.3f,%.0f,%u\n", i,
+		fprintf(fp, "%zu,%llu,%llu,%.1f,%.3f,%.3f,%.3f,%.3f,%.3f,%.0f,%u,%lld,%lld\n", i,
 			(unsigned long long)run->samples[i].start_ns,
 			(unsigned long long)run->samples[i].end_ns, a->total[i],
 			a->sp.part[LS_PART_TRANSMISSION][i], a->sp.part[LS_PART_QUEUING][i],
 			a->sp.part[LS_PART_PROCESSING][i], a->sp.kernel[i], a->sp.base[i],
-			a->kern_rtt[i], a->tail[i]);
+			a->kern_rtt[i], a->tail[i], sample_psn(run->req_psn0, run, i),
+			sample_psn(run->ans_psn0, run, i));
 }
 
 /* Keep what --prom writes of a split pair (peer given in pp->peer already). */

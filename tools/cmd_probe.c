@@ -448,6 +448,9 @@ static void json_run(struct ls_json *j, const struct probe_cli *c,
 
 	ls_json_u64(j, "size", run->size);
 	ls_json_u64(j, "count", run->count);
+	ls_json_u64(j, "packets_per_message", run->pkts);
+	ls_json_i64(j, "req_psn0", run->req_psn0);
+	ls_json_i64(j, "ans_psn0", run->ans_psn0);
 	if (sweep)
 		ls_json_bool(j, "complete", run->complete);
 	ls_json_u64(j, "begin_ns", run->begin_ns);

@@ -1230,6 +1230,7 @@ static int run_alloc(struct probe *p, struct ls_probe_run *run, uint32_t index, 
 	run->index = index;
 	run->size = size;
 	run->capacity = cap;
+	run->req_psn0 = run->ans_psn0 = -1;
 	run->samples = malloc(cap * sizeof(*run->samples));
 	if (!run->samples)
 		return ls_errnof(err, ENOMEM, "allocate %llu samples", (unsigned long long)cap);
@@ -1347,6 +1348,24 @@ static int server_loop(struct probe *p, struct ls_probe_run *run, struct ls_err 
 	}
 }
 
+/* The PSNs this run starts at and its packets per message (see ls_probe_run). */
+static void run_psns(struct probe *p, struct ls_probe_run *run)
+{
+	struct ibv_qp_init_attr qi;
+	struct ibv_qp_attr a;
+	unsigned int mtu = p->r->mtu ? p->r->mtu : 1024;
+
+	run->qpn = p->qp->qp_num;
+	run->peer_qpn = p->remote.qpn;
+	run->pkts = run->size ? (run->size + mtu - 1) / mtu : 1;
+	run->req_psn0 = run->ans_psn0 = -1;
+	memset(&a, 0, sizeof(a));
+	if (ibv_query_qp(p->qp, &a, IBV_QP_SQ_PSN | IBV_QP_RQ_PSN, &qi))
+		return;
+	run->req_psn0 = a.sq_psn & 0xffffff;
+	run->ans_psn0 = a.rq_psn & 0xffffff;
+}
+
 /* Reset the receive/send regions between runs. */
 static void clear_buffers(struct probe *p)
 {
@@ -1403,6 +1422,7 @@ static int client_runs(struct probe *p, struct ls_err *err)
 		free(m.payload);
 		if (k == 0)
 			r->ran_on_cpu = sched_getcpu();
+		run_psns(p, run);
 		if (o->run_start)
 			o->run_start(o->arg, run);
 		run->begin_ns = ls_now_ns();

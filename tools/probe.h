@@ -95,6 +95,16 @@ struct ls_probe_run {
 	struct ls_probe_sample *peer;	/* prober: responder's {seen, answered}, its clock */
 	uint64_t begin_ns, finish_ns;	/* run wall time, CLOCK_MONOTONIC */
 	bool complete;			/* false when cut short by a fault */
+	/*
+	 * Where this run's packets sit in the two send queues' PSN spaces (read
+	 * from the QP at the run's start, -1 when the device would not say):
+	 * sample i's request carries PSN req_psn0 + i * pkts and, in a
+	 * ping-pong, its answer ans_psn0 + i * pkts (mod 2^24). A wire's or a
+	 * fault injector's per-packet log matches samples by them.
+	 */
+	int64_t req_psn0, ans_psn0;
+	uint32_t pkts;			/* packets per message at the path MTU */
+	uint32_t qpn, peer_qpn;		/* our QP and the responder's */
 };
 
 /* Facts about the local RDMA port, for headers and the breakdown. */

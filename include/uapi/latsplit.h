@@ -83,6 +83,14 @@ enum ls_stage {
 #define LS_MAX_TASKS		16	/* named tasks (pids) */
 #define LS_MAX_CPUS		256	/* cpu ids usable in masks */
 #define LS_CPUMASK_WORDS	(LS_MAX_CPUS / 64)
+/*
+ * A record ring wakes its reader only once 1/LS_RING_WAKE_DIV of it is
+ * full; below that the reader collects on its own timeout. Waking it per
+ * record put the reader on the probe's CPU at every sample, and its own
+ * context switches emitted the next records: a loop that multiplied the
+ * latency being measured.
+ */
+#define LS_RING_WAKE_DIV	4
 
 /*
  * Log-linear histogram of nanoseconds (HDR-style). Values below

@@ -1,106 +1,75 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Ground truth for processing: on the responder, the NIC's IRQs are pinned to
-# CPU 1, the probe runs on CPU 1, and a known amount of softirq work is added
-# to every packet that CPU receives: an nftables input chain of N rules that
-# never match (each packet walks all N in the NET_RX softirq, before rxe gets
-# it). The delay is deterministic and hits every sample alike (a duty-cycled
-# CPU hog delays only the samples that meet its busy phase, and the median
-# then lands on either side of the step). Baseline A, healthy run H and
-# loaded run F (both against --baseline A): at least 70 % of the growth of
-# the total p50 from H to F is processing, the growth is well above the
-# healthy run's own drift, and the verdict names the responder's CPU 1.
-# N is scaled to the lab: the loaded p50 must rise by at least half the
-# baseline p50 (a second, longer chain is tried when the first adds less).
-# On 6.1 only. 6.12: rxe works in an unbound workqueue whose kworker shares
-# CPU 1 with the busy-polling responder; the baseline itself swings between
-# 0.4 and 6 ms. 6.1-rt: the kernel-attributed growth matches 6.1's, but the
-# total grows by 1.0-1.8x that from run to run (processing share 56-100 %).
-# lab-kernels: 6.1
+# Ground truth for processing, judged inside one run: the test module
+# ls_faultinj.ko (tests/lab/faultinj/) busy-waits X in the NET_RX softirq
+# for every other probe packet a node receives (RoCEv2 WRITE requests of
+# even PSN), on the CPU that receives it, and logs each injection (start,
+# end, PSN, CPU). Once on the responder (the prober's requests), once on
+# the prober (the responder's answers). Each sample is matched to the
+# injector's log by QPN and PSN (tests/lab/paired.py); the median
+# difference between a faulted sample and its unfaulted neighbours, per
+# part, must give processing = the injected time per one-way (X/2) +-10 %
+# and queuing within +-10 % of it, and the verdict's CPU is the one the
+# injector ran on. The NIC's IRQs and both probe ends sit on CPU 1.
+# lab-kernels: 6.1 6.12
 # lab-smp: 2
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/breakdown.inc"
 
-AFF_SAVED=$W/affinity.saved
-NFT_TABLE=latsplit_proc
+FI_LOADED=()
+AFF_SAVED=$W/affinity
 cleanup() {
-	lab_exec 1 "nft delete table ip $NFT_TABLE 2>/dev/null; true" >/dev/null 2>&1
-	[ -s "$AFF_SAVED" ] && lab_exec 1 "while read -r irq cpus; do echo \$cpus > /proc/irq/\$irq/smp_affinity_list; done < $AFF_SAVED" >/dev/null 2>&1
+	local n
+	for n in "${FI_LOADED[@]}"; do lab_exec "$n" "rmmod ls_faultinj" >/dev/null 2>&1; done
+	for n in 0 1; do
+		[ -s "$AFF_SAVED.$n" ] && lab_exec "$n" "while read -r irq cpus; do echo \$cpus > /proc/irq/\$irq/smp_affinity_list; done < $AFF_SAVED.$n" >/dev/null 2>&1
+	done
 	bd_cleanup
 }
 trap cleanup EXIT
 [ "$(lab_exec 1 nproc)" -ge 2 ] || skip_all "needs a 2-CPU lab (lab up --smp 2)"
-lab_exec 1 "command -v nft" >/dev/null 2>&1 || skip_all "nft (Debian package nftables) missing: make deps"
-plan 6
+KO=$LS_TOP/build/faultinj/$(lab_kver)/ls_faultinj.ko
+[ -r "$KO" ] || skip_all "$KO not built (make faultinj-all)"
+plan_none
+BD_ITERS=${BD_PROCESSING_ITERS:-600}
+X_NS=${BD_PROCESSING_X_NS:-600000}
 bd_backend_setup
+FI=/sys/kernel/debug/ls_faultinj
 
-# the NIC's IRQs on the responder: virtio-net input/output queues of eth0
-IRQS=$(lab_exec 1 "grep -E 'virtio[0-9]+-(input|output)' /proc/interrupts | cut -d: -f1 | tr -d ' '" | tr '\n' ' ')
-lab_exec 1 "for i in $IRQS; do echo \"\$i \$(cat /proc/irq/\$i/smp_affinity_list)\"; done > $AFF_SAVED; for i in $IRQS; do echo 1 > /proc/irq/\$i/smp_affinity_list; done"
-diag "responder NIC IRQs $IRQS pinned to CPU 1"
-
-# nft_load N: an input chain of N rules that match nothing (TEST-NET-3 source).
-nft_load() {
-	python3 - "$1" "$NFT_TABLE" > "$W/rules.nft" <<'PYEOF'
-import sys
-n, t = int(sys.argv[1]), sys.argv[2]
-print("table ip %s {\n  chain input {\n    type filter hook input priority 0; policy accept;" % t)
-for _ in range(n):
-    print("    ip saddr 203.0.113.7 counter")
-print("  }\n}")
-PYEOF
-	lab_exec 1 "nft delete table ip $NFT_TABLE 2>/dev/null; nft -f $W/rules.nft && nft list chain ip $NFT_TABLE input | grep -c counter"
-}
-
-# A first run on a fresh pair is slow (the emulator translates every new
-# code path once): warm up, unjudged, so the baseline's floor is not inflated.
-bd_run warmup "--cpu 1" "--cpu 0" || diag "warm-up run failed: $(tail -n 3 "$W/warmup.err" 2>/dev/null)"
-if bd_run base "--cpu 1" "--cpu 0"; then ok "baseline run"; else not_ok "baseline run" "$(cat "$W/base.err")"; fi
-bd_diag "$W/base.json"
-p50=$(bd_get "$W/base.json" 'd["total"]["p50_ns"]') || p50=200000
-
-if bd_run healthy "--cpu 1" "--cpu 0 --baseline $W/base.json"; then ok "healthy run"
-else not_ok "healthy run" "$(cat "$W/healthy.err")"; fi
-bd_diag "$W/healthy.json"
-
-loaded=
-for n in 10000 25000; do
-	got=$(nft_load $n) || { diag "nft -f with $n rules failed: $got"; break; }
-	diag "responder input chain: $got rules that never match"
-	loaded=$got
-	bd_run fault "--cpu 1" "--cpu 0 --baseline $W/base.json" || break
-	f50=$(bd_get "$W/fault.json" 'd["total"]["p50_ns"]') || break
-	python3 -c "import sys; sys.exit(0 if $f50 - $p50 >= $p50 / 2 else 1)" && break
-	diag "$n rules added $(( (${f50%.*} - ${p50%.*}) / 1000 )) us to p50 $(( ${p50%.*} / 1000 )) us: a longer chain"
+for n in 0 1; do
+	irqs=$(lab_exec "$n" "grep -E 'virtio[0-9]+-(input|output)' /proc/interrupts | cut -d: -f1 | tr -d ' '" | tr '\n' ' ')
+	lab_exec "$n" "for i in $irqs; do echo \"\$i \$(cat /proc/irq/\$i/smp_affinity_list)\"; done > $AFF_SAVED.$n; for i in $irqs; do echo 1 > /proc/irq/\$i/smp_affinity_list; done"
+	if lab_exec "$n" "insmod $KO"; then FI_LOADED+=("$n"); ok "node$n: fault injector loaded, NIC IRQs $irqs on CPU 1"
+	else not_ok "node$n: fault injector loaded"; fi
 done
-if [ -s "$W/fault.json" ] && [ -n "$loaded" ]; then
-	ok "run with $loaded extra rules walked in the responder's softirq on CPU 1"
-else
-	not_ok "run with extra softirq work on the responder's IRQ CPU" "$(cat "$W/fault.err" 2>/dev/null)"
-fi
-lab_exec 1 "nft delete table ip $NFT_TABLE"
-bd_diag "$W/fault.json"
 
-# judge CHECK: processing share of the growth; growth vs drift; the CPU named.
-judge() {
-	python3 - "$W/base.json" "$W/healthy.json" "$W/fault.json" "$1" <<'PYEOF'
-import json, sys
-a, h, f = (json.load(open(p)) for p in sys.argv[1:4])
-dt = f["total"]["p50_ns"] - h["total"]["p50_ns"]
-dp = f["parts"]["processing"]["p50_ns"] - h["parts"]["processing"]["p50_ns"]
-drift = abs(h["total"]["p50_ns"] - a["total"]["p50_ns"])
-if sys.argv[4] == "share":
-    print("total p50 grew by %.0f us, processing p50 by %.0f us (%.0f %%)" % (dt / 1e3, dp / 1e3, 100 * dp / dt if dt > 0 else 0))
-    sys.exit(0 if dt > 0 and dp >= 0.7 * dt else 1)
-if sys.argv[4] == "drift":
-    print("growth %.0f us, healthy-vs-baseline drift %.0f us" % (dt / 1e3, drift / 1e3))
-    sys.exit(0 if dt >= 3 * drift and dt > 0 else 1)
-print("verdict cpu:", f["verdict"]["cpu"], "findings:", [x["text"] for x in f["verdict"]["findings"]])
-c = f["verdict"]["cpu"]
-sys.exit(0 if c and c["host"] == "responder" and c["cpu"] == 1 else 1)
-PYEOF
+# A fresh pair's first run is slow (the emulator translates new code once).
+bd_run warmup "--cpu 1" "--cpu 1" || diag "warm-up run failed: $(tail -n 3 "$W/warmup.err" 2>/dev/null)"
+
+# one AT NODE: a run with X on every other probe packet NODE receives, judged.
+one() {
+	local at=$1 n=$2 name=p$1
+	lab_exec "$n" "echo reset > $FI/stats; echo 'delay_ns=$X_NS op=req psn=even' > $FI/config"
+	if bd_run "$name" "--cpu 1" "--cpu 1 --samples $W/$name.csv"; then ok "$name: run with $X_NS ns of softirq work on every other packet node$n receives"
+	else not_ok "$name: run with softirq work on node$n" "$(cat "$W/$name.err")"; fi
+	lab_exec "$n" "echo off > $FI/config; cat $FI/log > $W/$name.fi; cat $FI/stats" | sed 's/^/# /'
+	if bd_paired "$name" faultinj --log "$W/$name.fi" --at "$at"; then ok "$name: samples matched to the injector's log"
+	else not_ok "$name: samples matched to the injector's log"; return; fi
+	bd_pair_diag "$name"
+	bd_diag "$W/$name.json"
+	check "$name: half the samples faulted" bd_pair_get "$name" \
+		'abs(r["faulted"] - r["n"] / 2) <= 0.05 * r["n"] or sys.exit(1)'
+	check "$name: processing difference = injected one-way +-10 %" bd_pair_get "$name" \
+		'0.9 <= r["parts"]["processing"]["ratio"] <= 1.1 or sys.exit(1)'
+	check "$name: queuing difference within +-10 % of it" bd_pair_get "$name" \
+		'abs(r["parts"]["queuing"]["ratio"]) <= 0.1 or sys.exit(1)'
+	local cpu
+	cpu=$(bd_pair_get "$name" 'max(r["truth"]["cpus"], key=r["truth"]["cpus"].get)')
+	check "$name: the verdict names the $at's CPU $cpu, where the injector ran" bd_get "$W/$name.json" \
+		"(d['verdict']['cpu'] and d['verdict']['cpu']['host'] == '$at' and d['verdict']['cpu']['cpu'] == $cpu) or sys.exit(1)"
 }
-check "the growth is at least 3x the healthy run's drift from the baseline" judge drift
-check "at least 70 % of the added p50 is processing" judge share
-check "the verdict names the responder's CPU 1" judge cpu
+
+one responder 1
+one prober 0
+for n in 0 1; do check "node$n: dmesg clean" dmesg_clean "$n"; done
 done_testing

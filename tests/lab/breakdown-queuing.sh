@@ -1,68 +1,51 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Ground truth for queuing: `tc qdisc add dev eth0 root netem delay D` on the
-# responder's egress delays every answer by D, so the one-way latency
-# (RTT/2) grows by D/2. Three runs in one pair boot: a healthy baseline A,
-# a healthy run B and the faulted run F, both split with --baseline A (its
-# median residual is the floor). Then queuing p50 of F exceeds B's by D/2
-# within +-25 %, processing p50 moves by less than 20 % of D/2, and the
-# verdict names PFC/queues. D is scaled to the lab's own latency (8x the
-# baseline p50, at least 64 ms) so emulation noise stays small against it:
-# the guests' delayed packets leave on a timer of the emulated clock, and
-# with D = 4 ms the one-way growth measured 3.7 ms instead of 2 ms (D = 24 ms
-# came out within the bound), an error of a few ms whatever D is.
-# lab-kernels: 6.1
+# Ground truth for queuing, judged inside one run: the host wire
+# (tools/lab/labwire.c) holds every other probe answer (node1 -> node0 RDMA
+# WRITE requests of even PSN) for 2D, so those samples' one-way latency
+# (RTT/2) grows by D; once more with every other probe request (node0 ->
+# node1) held instead. Each sample is matched to the wire's own log by QPN
+# and PSN (tests/lab/paired.py): the truth per sample is the time its two
+# frames really spent on the wire. The median difference between a faulted
+# sample and its unfaulted neighbours, per part, must give queuing = truth
+# +-10 % and processing within +-10 % of the truth; the emulator's drift is
+# slow against one round trip and cancels. D = 0.1, 0.3 and 1 ms one-way
+# on the answers, 1 ms on the requests.
+# lab-kernels: 6.1 6.12
 # lab-smp: 1
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/breakdown.inc"
 
-QDISC=0
-cleanup() {
-	[ "$QDISC" = 1 ] && lab_exec 1 "tc qdisc del dev eth0 root" >/dev/null 2>&1
-	bd_cleanup
-}
-trap cleanup EXIT
-plan 6
+trap bd_cleanup EXIT
+plan_none
+BD_ITERS=${BD_QUEUING_ITERS:-800}
 bd_backend_setup
 
-if bd_run base "" ""; then ok "baseline run"; else not_ok "baseline run" "$(cat "$W/base.err")"; fi
-bd_diag "$W/base.json"
-p50=$(bd_get "$W/base.json" 'd["total"]["p50_ns"]') || p50=1000000
-D_MS=$(python3 -c "import math; print(max(64, math.ceil(8 * $p50 / 1e6)))")
-diag "delay D = $D_MS ms (D/2 = $((D_MS * 500)) us one-way)"
-
-if bd_run healthy "" "--baseline $W/base.json"; then ok "healthy run against the baseline"
-else not_ok "healthy run against the baseline" "$(cat "$W/healthy.err")"; fi
-bd_diag "$W/healthy.json"
-
-lab_exec 1 "tc qdisc add dev eth0 root netem delay ${D_MS}ms limit 10000" && QDISC=1
-if bd_run fault "" "--baseline $W/base.json"; then ok "run with netem delay $D_MS ms on the responder"
-else not_ok "run with netem delay $D_MS ms on the responder" "$(cat "$W/fault.err")"; fi
-lab_exec 1 "tc qdisc del dev eth0 root" && QDISC=0
-bd_diag "$W/fault.json"
-
-# judge CHECK: the three relations, from the two documents.
-judge() {
-	python3 - "$W/healthy.json" "$W/fault.json" "$D_MS" "$1" <<'PYEOF'
-import json, sys
-h = json.load(open(sys.argv[1])); f = json.load(open(sys.argv[2]))
-half = float(sys.argv[3]) * 1e6 / 2
-p = lambda d, k: d["parts"][k]["p50_ns"]
-dq = p(f, "queuing") - p(h, "queuing")
-dp = p(f, "processing") - p(h, "processing")
-what = sys.argv[4]
-if what == "queuing":
-    print("queuing p50 rose by %.0f us, D/2 = %.0f us (ratio %.2f)" % (dq / 1e3, half / 1e3, dq / half))
-    sys.exit(0 if 0.75 * half <= dq <= 1.25 * half else 1)
-if what == "processing":
-    print("processing p50 moved by %.0f us, limit %.0f us" % (dp / 1e3, 0.2 * half / 1e3))
-    sys.exit(0 if abs(dp) < 0.2 * half else 1)
-layers = [x["layer"] for x in f["verdict"]["findings"]]
-print("findings:", layers, "next:", f["verdict"]["next_layer"])
-sys.exit(0 if "PFC/queues" in layers else 1)
-PYEOF
+# one DIR D_US: a run with every other frame in DIR held 2 x D_US, judged.
+one() {
+	local dir=$1 d_us=$2 name=q$1$2
+	wire rule "$dir" 0 roce=1 op=req psn=even delay=$((2 * d_us * 1000)) >/dev/null
+	wire log "$W/$name.wire" >/dev/null
+	if bd_run "$name" "" "--samples $W/$name.csv"; then ok "$name: run with every other $dir frame held $((2 * d_us)) us"
+	else not_ok "$name: run with every other $dir frame held" "$(cat "$W/$name.err")"; fi
+	wire flush >/dev/null
+	wire log off >/dev/null
+	wire norule "$dir" >/dev/null
+	if bd_paired "$name" wire --wire "$W/$name.wire"; then ok "$name: samples matched to the wire's log"
+	else not_ok "$name: samples matched to the wire's log"; return; fi
+	bd_pair_diag "$name"
+	check "$name: half the samples faulted, 95 % matched" bd_pair_get "$name" \
+		'(r["matched"] >= 0.95 * r["n"] and abs(r["faulted"] - r["matched"] / 2) <= 0.05 * r["n"]) or sys.exit(1)'
+	check "$name: the truth is ${d_us} us one-way +-10 % (the wire applied the delay)" bd_pair_get "$name" \
+		"abs(r['truth']['median_ns'] - $d_us * 1e3) <= 0.1 * $d_us * 1e3 or sys.exit(1)"
+	check "$name: queuing difference = truth +-10 %" bd_pair_get "$name" \
+		'0.9 <= r["parts"]["queuing"]["ratio"] <= 1.1 or sys.exit(1)'
+	check "$name: processing difference within +-10 % of the truth" bd_pair_get "$name" \
+		'abs(r["parts"]["processing"]["ratio"]) <= 0.1 or sys.exit(1)'
 }
-check "queuing p50 rises by D/2 +-25 %" judge queuing
-check "processing p50 moves by less than 20 % of D/2" judge processing
-check "the verdict names PFC/queues" judge verdict
+
+one ba 1000
+one ba 300
+one ba 100
+one ab 1000
 done_testing

@@ -1,17 +1,29 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Ground truth for transmission: the model's figure is computed here
-# independently (awk, from the header sizes of the RoCEv2 annex) and must
-# equal the breakdown's transmission part to the ns: once with the rate the
-# guest's rxe port reports (/sys/class/infiniband/rxe0/ports/1/rate, which
-# follows the QEMU NIC's speed, lab up --speed), once with --link-gbps,
-# --cable-m, --hops and store-and-forward switches.
+# Ground truth for transmission.
+# 1. The model, computed here independently (awk, from the header sizes of
+#    the RoCEv2 annex), equals the breakdown's transmission part to the ns,
+#    once with the rate the guest's rxe port reports and once with
+#    --link-gbps, --cable-m, --hops and store-and-forward switches.
+# 2. The host wire serializes both directions at R = 2 Mb/s (well below what
+#    the guests push, so a 4 KiB message spends ~17 ms on it): runs of 64 B
+#    and 4096 B messages alternate, three of each. With --link-gbps R the
+#    transmission part equals the wire's own serialization figure of the
+#    sample's answer frames (its log, per sample, matched by PSN), and the
+#    growth of the total p50 from 64 B to 4096 B in adjacent runs equals
+#    the growth of that figure within 5 %.
 # lab-kernels: 6.1
+# lab-smp: 1
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/breakdown.inc"
 
-trap bd_cleanup EXIT
-plan 4
+cleanup() {
+	wire link ab rate=0 >/dev/null 2>&1
+	wire link ba rate=0 >/dev/null 2>&1
+	bd_cleanup
+}
+trap cleanup EXIT
+plan_none
 BD_ITERS=30
 bd_backend_setup
 
@@ -38,4 +50,73 @@ want=$(expect_ns 100 3 2)
 got=$(bd_get "$W/link.json" '"%.3f" % d["parts"]["transmission"]["p50_ns"]')
 if [ "$(printf '%.0f' "$want")" = "$(printf '%.0f' "$got")" ]; then ok "transmission $got ns = model $want ns"
 else not_ok "transmission equals the model with --link-gbps" "got $got ns, want $want ns"; fi
+
+# The wire at R: every sample's answer serialization from the wire's log.
+R_BPS=2000000
+wire link ab rate=$R_BPS >/dev/null
+wire link ba rate=$R_BPS >/dev/null
+sizes=(64 4096 64 4096 64 4096)
+for k in "${!sizes[@]}"; do
+	s=${sizes[$k]} name=t$k
+	wire log "$W/$name.wire" >/dev/null
+	if bd_run "$name" "" "-s $s --link-gbps 0.002 --samples $W/$name.csv"; then ok "$name: $s B messages through the wire at 2 Mb/s"
+	else not_ok "$name: $s B messages through the wire at 2 Mb/s" "$(cat "$W/$name.err")"; fi
+	wire flush >/dev/null
+	wire log off >/dev/null
+done
+
+# judge: per run, transmission vs the wire's serialization of the answers;
+# the growth between adjacent runs of total p50 vs the wire's growth.
+res=$(python3 - "$W" "${#sizes[@]}" <<'PYEOF'
+import csv, json, statistics, sys
+w, runs = sys.argv[1], int(sys.argv[2])
+med = statistics.median
+bad, fig = [], []
+for k in range(runs):
+    d = json.load(open("%s/t%d.json" % (w, k)))
+    qp = d["inputs"]["qp"]
+    cols, ser = None, {}
+    for line in open("%s/t%d.wire" % (w, k)):
+        if line.startswith("#"):
+            if "psn" in line:
+                cols = line[1:].split()
+            continue
+        f = dict(zip(cols, line.split()))
+        if f.get("dir") != "ba" or int(f["dqpn"], 0) != qp["qpn"] or f.get("action") != "fwd":
+            continue
+        ser.setdefault(int(f["psn"], 0), int(f["ser_ns"], 0))
+    pk = qp["packets_per_message"]
+    rows = list(csv.DictReader(open("%s/t%d.csv" % (w, k))))
+    wire_t, model_t, tot = [], [], []
+    for r in rows:
+        a = int(r["ans_psn"])
+        psns = [(a + j) & 0xffffff for j in range(pk)]
+        if all(p in ser for p in psns):
+            wire_t.append(sum(ser[p] for p in psns))
+        model_t.append(float(r["transmission_ns"]))
+        tot.append(float(r["total_ns"]))
+    if len(wire_t) < 0.9 * len(rows):
+        bad.append("t%d: only %d of %d samples found in the wire log" % (k, len(wire_t), len(rows)))
+        continue
+    wt, mt = med(wire_t), med(model_t)
+    fig.append((d["inputs"]["size"], med(tot), wt))
+    print("t%d: %d B, total p50 %.1f us, transmission %.1f us, wire serialization %.1f us"
+          % (k, d["inputs"]["size"], med(tot) / 1e3, mt / 1e3, wt / 1e3))
+    if abs(mt - wt) > 0.001 * wt + 2:
+        bad.append("t%d: transmission %.0f ns != wire %.0f ns" % (k, mt, wt))
+for k in range(0, len(fig) - 1, 2):
+    (s0, t0, w0), (s1, t1, w1) = fig[k], fig[k + 1]
+    g, gw = t1 - t0, w1 - w0
+    print("runs %d-%d: total grew %.1f us, the wire's serialization %.1f us (ratio %.3f)"
+          % (k, k + 1, g / 1e3, gw / 1e3, g / gw))
+    if not 0.95 <= g / gw <= 1.05:
+        bad.append("runs %d-%d: growth ratio %.3f outside [0.95, 1.05]" % (k, k + 1, g / gw))
+for b in bad:
+    print("BAD " + b)
+PYEOF
+)
+diag "$res"
+if ! grep -q "transmission" <<< "$res"; then not_ok "the wire runs were judged" "$res"
+elif grep -q "^BAD" <<< "$res"; then not_ok "transmission = the wire's serialization; growth with size within 5 %" "$(grep '^BAD' <<< "$res")"
+else ok "transmission = the wire's serialization per run; total grows with size as the wire's figure within 5 %"; fi
 done_testing

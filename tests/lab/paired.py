@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Paired in-run contrasts: judge a split against an oracle's own log.
+
+A lab test puts a fault on every other sample (the wire delays every other
+answer, the fault injector adds softirq work to every other request) and
+runs one `latsplit breakdown --samples S.csv --json > BD.json`. This script
+matches every sample to the oracle's per-packet log by QPN and PSN (the
+breakdown's JSON gives the run's first PSNs, see inputs.qp), so each sample
+knows the fault it really got, and compares every faulted sample with its
+unfaulted neighbours: the emulator's drift, slow against one round trip,
+cancels in the difference. Per part, the median of those neighbour
+differences is the measured effect; the median of the oracle's own
+differences is the truth.
+
+  paired.py wire     --samples S --bd BD --wire LOG           (the host wire)
+  paired.py faultinj --samples S --bd BD --log LOG --at responder|prober
+  paired.py nofault  --samples S --bd BD                      (odd vs even)
+
+Prints one JSON object: n, matched, faulted, pairs, truth (median one-way
+ns and the oracle's figures), and per part (total, transmission, queuing,
+processing, kernel) the median difference with a distribution-free 99.9 %
+confidence interval and its ratio to the truth.
+"""
+import argparse
+import csv
+import json
+import math
+import sys
+
+PSN_MASK = 0xffffff
+PARTS = ("total", "transmission", "queuing", "processing", "kernel")
+
+
+def die(msg):
+    print("paired.py: " + msg, file=sys.stderr)
+    sys.exit(2)
+
+
+def load_samples(path):
+    """The --samples CSV as a list of dicts of numbers."""
+    try:
+        with open(path) as f:
+            rows = list(csv.DictReader(f))
+    except OSError as e:
+        die("%s: %s" % (path, e))
+    if not rows or "req_psn" not in rows[0]:
+        die("%s: no samples, or no req_psn column (latsplit too old?)" % path)
+    out = []
+    for r in rows:
+        out.append({"total": float(r["total_ns"]),
+                    "transmission": float(r["transmission_ns"]),
+                    "queuing": float(r["queuing_ns"]),
+                    "processing": float(r["processing_ns"]),
+                    "kernel": float(r["kernel_ns"]),
+                    "req_psn": int(r["req_psn"]), "ans_psn": int(r["ans_psn"])})
+    return out
+
+
+def load_bd(path):
+    """The breakdown JSON: its QPs and the one-way divisor."""
+    try:
+        d = json.load(open(path))
+    except (OSError, ValueError) as e:
+        die("%s: %s" % (path, e))
+    qp = d["inputs"]["qp"]
+    div = 2 if d["inputs"].get("one_way", "rtt/2") == "rtt/2" else 1
+    return qp, div
+
+
+def load_table(path, cols=None):
+    """A whitespace table (header line '# col col ...' or COLS): list of dicts."""
+    rows = []
+    try:
+        f = open(path)
+    except OSError as e:
+        die("%s: %s" % (path, e))
+    with f:
+        for line in f:
+            if line.startswith("#"):
+                words = line[1:].split()
+                if "psn" in words:
+                    cols = words
+                continue
+            if not line.strip():
+                continue
+            if cols is None:
+                die("%s: no header line naming the columns" % path)
+            v = line.split()
+            if len(v) != len(cols):
+                continue        # a torn line at the end of a live log
+            rows.append(dict(zip(cols, v)))
+    return rows
+
+
+def num(s):
+    """An int from a log field: decimal, 0x hex, or -1."""
+    return int(s, 0)
+
+
+def ci_median(v, conf=0.999):
+    """Median of v and a distribution-free CI from order statistics."""
+    v = sorted(v)
+    n = len(v)
+    if n == 0:
+        return None, None, None
+    med = v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+    z = {0.95: 1.96, 0.99: 2.576, 0.999: 3.291}[conf]
+    k = int(math.floor((n - z * math.sqrt(n)) / 2))
+    if k < 1:
+        return med, v[0], v[-1]
+    return med, v[k - 1], v[min(n - 1, n - k)]
+
+
+def contrast(samples, faulted, key):
+    """Differences faulted - mean(unfaulted neighbours), one per faulted sample."""
+    out = []
+    n = len(samples)
+    for i in range(n):
+        if not faulted[i]:
+            continue
+        nb = [samples[j][key] for j in (i - 1, i + 1)
+              if 0 <= j < n and faulted[j] is False]
+        if nb:
+            out.append(samples[i][key] - sum(nb) / len(nb))
+    return out
+
+
+def judge(samples, faulted, truth, extra):
+    """The report: truth and every part's median neighbour difference."""
+    for i, s in enumerate(samples):
+        s["truth"] = truth[i] if truth[i] is not None else 0.0
+    usable = [f for f in faulted if f is not None]
+    rep = {"n": len(samples), "matched": len(usable),
+           "faulted": sum(1 for f in usable if f)}
+    t = contrast(samples, faulted, "truth")
+    rep["pairs"] = len(t)
+    tmed, tlo, thi = ci_median(t)
+    rep["truth"] = dict(extra, median_ns=tmed, lo_ns=tlo, hi_ns=thi)
+    rep["parts"] = {}
+    for p in PARTS:
+        med, lo, hi = ci_median(contrast(samples, faulted, p))
+        r = {"median_ns": med, "lo_ns": lo, "hi_ns": hi}
+        if tmed:
+            r["ratio"] = med / tmed if med is not None else None
+        rep["parts"][p] = r
+    return rep
+
+
+def index_log(rows, dqpn, key_dir=None):
+    """First log row per PSN for frames to one QP (retransmits kept apart)."""
+    first, dups = {}, 0
+    for r in rows:
+        if key_dir and r.get("dir") != key_dir:
+            continue
+        if num(r["psn"]) < 0 or num(r["dqpn"]) != dqpn:
+            continue
+        psn = num(r["psn"])
+        if psn in first:
+            dups += 1
+            continue
+        first[psn] = r
+    return first, dups
+
+
+def cmd_wire(a):
+    """Oracle: the host wire's log (hold = depart - arrive, both directions)."""
+    samples = load_samples(a.samples)
+    qp, div = load_bd(a.bd)
+    rows = [r for r in load_table(a.wire) if r.get("action") == "fwd"]
+    req, d1 = index_log(rows, qp["peer_qpn"], "ab")
+    ans, d2 = index_log(rows, qp["qpn"], "ba")
+    faulted, truth = [], []
+    for s in samples:
+        fr, fa = req.get(s["req_psn"]), ans.get(s["ans_psn"])
+        if fr is None or fa is None:
+            faulted.append(None)
+            truth.append(None)
+            continue
+        hold = sum(num(f["depart_ns"]) - num(f["arrive_ns"]) for f in (fr, fa))
+        faulted.append(num(fr["rule"]) >= 0 or num(fa["rule"]) >= 0)
+        truth.append(hold / div)
+    extra = {"oracle": "wire", "retransmits": d1 + d2, "divisor": div}
+    print(json.dumps(judge(samples, faulted, truth, extra), indent=1))
+
+
+def cmd_faultinj(a):
+    """Oracle: the fault injector's log on the node that received the packets."""
+    samples = load_samples(a.samples)
+    qp, div = load_bd(a.bd)
+    rows = load_table(a.log, ["cpu", "start_ns", "end_ns", "psn", "dqpn", "opcode"])
+    # The responder receives the requests (to the responder's QP), the
+    # prober the answers (to its own QP).
+    if a.at == "responder":
+        inj, dups = index_log(rows, qp["peer_qpn"])
+        key = "req_psn"
+    else:
+        inj, dups = index_log(rows, qp["qpn"])
+        key = "ans_psn"
+    faulted, truth, cpus = [], [], {}
+    lo_psn = min(s[key] for s in samples)
+    for s in samples:
+        e = inj.get(s[key])
+        faulted.append(e is not None)
+        if e is None:
+            truth.append(0.0)
+            continue
+        truth.append((num(e["end_ns"]) - num(e["start_ns"])) / div)
+        cpus[e["cpu"]] = cpus.get(e["cpu"], 0) + 1
+    extra = {"oracle": "faultinj", "at": a.at, "cpus": cpus, "repeats": dups,
+             "divisor": div, "first_psn": lo_psn}
+    print(json.dumps(judge(samples, faulted, truth, extra), indent=1))
+
+
+def cmd_nofault(a):
+    """No oracle: odd samples against even ones, the truth is 0."""
+    samples = load_samples(a.samples)
+    faulted = [i % 2 == 1 for i in range(len(samples))]
+    truth = [0.0] * len(samples)
+    print(json.dumps(judge(samples, faulted, truth, {"oracle": "none"}), indent=1))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    for name in ("wire", "faultinj", "nofault"):
+        p = sub.add_parser(name)
+        p.add_argument("--samples", required=True)
+        p.add_argument("--bd", required=True)
+        if name == "wire":
+            p.add_argument("--wire", required=True)
+        if name == "faultinj":
+            p.add_argument("--log", required=True)
+            p.add_argument("--at", choices=("responder", "prober"), required=True)
+    a = ap.parse_args()
+    {"wire": cmd_wire, "faultinj": cmd_faultinj, "nofault": cmd_nofault}[a.cmd](a)
+
+
+if __name__ == "__main__":
+    main()
