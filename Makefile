@@ -88,17 +88,14 @@ $(B)/lab/labwire: tools/lab/labwire.c
 
 lab: $(B)/lab/labwire
 
-define faultinj_build
-	@test -d /lib/modules/$(1)/build || { echo "no kernel build tree for '$(1)': run 'make deps' (linux-headers)" >&2; exit 1; }
-	@mkdir -p $(B)/faultinj/$(1)
-	@cp -p tests/lab/faultinj/Kbuild tests/lab/faultinj/*.c $(B)/faultinj/$(1)/
-	$(MAKE) -C /lib/modules/$(1)/build M=$(B)/faultinj/$(1) W=1 modules
-endef
-
 faultinj-all:
 	@test -n "$(strip $(KRELS_ALL))" || { echo "no lab kernels installed: run 'make deps'" >&2; exit 1; }
-	$(foreach k,$(KRELS_ALL),$(call faultinj_build,$(k))
-	)
+	@for k in $(KRELS_ALL); do \
+		test -d /lib/modules/$$k/build || { echo "no kernel build tree for '$$k': run 'make deps' (linux-headers)" >&2; exit 1; }; \
+		mkdir -p $(B)/faultinj/$$k && \
+		cp -p tests/lab/faultinj/Kbuild tests/lab/faultinj/*.c $(B)/faultinj/$$k/ && \
+		$(MAKE) -C /lib/modules/$$k/build M=$(B)/faultinj/$$k W=1 modules || exit 1; \
+	done
 
 # ---- eBPF ----------------------------------------------------------------
 $(B)/vmlinux.h:

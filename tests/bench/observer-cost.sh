@@ -1,0 +1,152 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# What recording does to the sample: the observer's cost where it matters.
+#
+# On one lab pair per kernel and CPU count, interleaved rounds of
+# `latsplit breakdown -n N` with the backend on both hosts, on the responder
+# only, on the prober only, and on neither (-b none), in that order every
+# round, so each recorded run has an unrecorded neighbour seconds away.
+# Per variant: the one-way p50 and p99 as ratios to the same round's
+# unrecorded run (median over rounds), the queuing p50 against it, and the
+# records per sample per host. Then the paired wire contrast: the host wire
+# holds every other answer 0.6 ms (one-way +0.3 ms) and each backend's
+# queuing difference (tests/lab/paired.py) is compared with the unrecorded
+# one's, in one round.
+#
+# Goals (issue: the observer must not move what it observes): recorded /
+# unrecorded p50 kmod <= 1.15, eBPF <= 1.3, p99 <= 1.5 for both; a healthy
+# recorded run's queuing p50 <= the unrecorded one's + 10 % of its total
+# p50; paired 0.3 ms: recorded queuing difference within 0.9-1.1 of the
+# unrecorded one. Exit 1 when a goal is missed, 4 when no lab boots.
+#
+#   LS_BENCH_KERNELS="6.1 6.12 6.1-rt" LS_BENCH_SMPS="1 2" LS_BENCH_ROUNDS=3
+#   LS_BENCH_ITERS=300
+set -uo pipefail
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+LAB=$TOP/tools/lab/lab
+BIN=$TOP/build/latsplit
+KERNELS=${LS_BENCH_KERNELS:-6.1 6.12 6.1-rt}
+SMPS=${LS_BENCH_SMPS:-1 2}
+ROUNDS=${LS_BENCH_ROUNDS:-3}
+ITERS=${LS_BENCH_ITERS:-300}
+PORT=19711
+NAME=obscost$$
+missed=0
+
+[ -x "$BIN" ] || { echo "# bench observer-cost: $BIN not built (make)"; exit 2; }
+trap '"$LAB" down --name "$NAME" >/dev/null 2>&1' EXIT
+
+# run W TAG RESP_BACKEND PROBER_BACKEND [PROBER ARGS]: one breakdown session.
+run() {
+	local w=$1 tag=$2 rb=$3 pb=$4
+	shift 4
+	"$LAB" exec --name "$NAME" --background 1 -- \
+		"$w/latsplit breakdown -p $PORT -u 20 -b $rb --listen-timeout 120 > $w/$tag.resp 2>&1" >/dev/null
+	for _ in $(seq 100); do grep -q listening "$w/$tag.resp" 2>/dev/null && break; sleep 0.2; done
+	"$LAB" exec --name "$NAME" --timeout 600 0 -- \
+		"$w/latsplit breakdown -p $PORT -u 20 -b $pb -n $ITERS --json --samples $w/$tag.csv $* 192.0.2.2 > $w/$tag.json 2> $w/$tag.err"
+}
+
+# judge W KVER SMP: the figures of one pair; prints them, exits 1 on a missed goal.
+judge() {
+	python3 - "$@" "$ROUNDS" <<'PYEOF'
+import json, os, statistics, subprocess, sys
+w, kver, smp, rounds = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+med = statistics.median
+goal = {"kmod": 1.15, "ebpf": 1.3}
+missed = []
+def doc(tag):
+    try:
+        return json.load(open("%s/%s.json" % (w, tag)))
+    except (OSError, ValueError):
+        return None
+print("# kernel %s, %s CPU(s) per node, %d rounds of %s" % (kver, smp, rounds, "breakdown"))
+print("%-12s %9s %9s %9s %12s %14s" % ("variant", "p50 ratio", "p99 ratio", "dq p50", "rec/sample", "(per round p50)"))
+for be in ("kmod", "ebpf"):
+    for var in (be, be + "-resp", be + "-prober"):
+        r50, r99, dq, rps, raw = [], [], [], [], []
+        for r in range(rounds):
+            a, b = doc("none.%d" % r), doc("%s.%d" % (var, r))
+            if not a or not b:
+                continue
+            r50.append(b["total"]["p50_ns"] / a["total"]["p50_ns"])
+            r99.append(b["total"]["p99_ns"] / a["total"]["p99_ns"])
+            dq.append((b["parts"]["queuing"]["p50_ns"] - a["parts"]["queuing"]["p50_ns"]) / a["total"]["p50_ns"])
+            n = b["total"].get("count") or b["inputs"]["iters"]
+            rps.append("/".join("%.0f" % (h.get("records", 0) / n) for h in b.get("hosts", [])))
+            raw.append("%.0f/%.0f" % (a["total"]["p50_ns"] / 1e3, b["total"]["p50_ns"] / 1e3))
+        if not r50:
+            print("%-12s no complete round" % var)
+            missed.append(var + ": no complete round")
+            continue
+        m50, m99, mdq = med(r50), med(r99), med(dq)
+        print("%-12s %9.3f %9.3f %8.1f%% %12s   %s" % (var, m50, m99, 100 * mdq, rps[0], " ".join(raw)))
+        if var == be:
+            if m50 > goal[be]:
+                missed.append("%s p50 ratio %.3f > %.2f" % (var, m50, goal[be]))
+            if m99 > 1.5:
+                missed.append("%s p99 ratio %.3f > 1.5" % (var, m99))
+            if mdq > 0.10:
+                missed.append("%s queuing p50 +%.0f%% of total p50 > 10%%" % (var, 100 * mdq))
+pair = {}
+for be in ("none", "kmod", "ebpf"):
+    tag = "pair-" + be
+    if not os.path.exists("%s/%s.csv" % (w, tag)):
+        continue
+    out = subprocess.run([sys.executable, os.path.join(os.environ["TOP"], "tests/lab/paired.py"),
+                          "wire", "--samples", "%s/%s.csv" % (w, tag), "--bd", "%s/%s.json" % (w, tag),
+                          "--wire", "%s/%s.wire" % (w, tag)], capture_output=True, text=True)
+    if out.returncode:
+        print("# paired %s: %s" % (be, out.stderr.strip()))
+        continue
+    pair[be] = json.loads(out.stdout)
+for be, r in pair.items():
+    q = r["parts"]["queuing"]
+    rel = "" if be == "none" or "none" not in pair else \
+        "  recorded/unrecorded %.3f" % (q["median_ns"] / pair["none"]["parts"]["queuing"]["median_ns"])
+    print("paired 0.3 ms, %-5s queuing %.3f of truth, processing %.3f%s" % (
+        be, q["ratio"], r["parts"]["processing"]["ratio"], rel))
+    if be != "none" and "none" in pair:
+        x = q["median_ns"] / pair["none"]["parts"]["queuing"]["median_ns"]
+        if not 0.9 <= x <= 1.1:
+            missed.append("paired %s: recorded/unrecorded queuing difference %.3f" % (be, x))
+for m in missed:
+    print("MISSED " + m)
+sys.exit(1 if missed else 0)
+PYEOF
+}
+
+export TOP
+for k in $KERNELS; do
+	for smp in $SMPS; do
+		if ! "$LAB" up --name "$NAME" --kver "$k" --smp "$smp" --timeout 600 >/dev/null 2>&1; then
+			echo "# bench observer-cost: SKIP $k smp $smp: the lab does not boot here"
+			continue
+		fi
+		rel=$("$LAB" info --name "$NAME" kver)
+		ko=$TOP/build/kmod/$rel/kmod/latsplit.ko
+		w=$("$LAB" shared --name "$NAME")/obs
+		mkdir -p "$w" && cp "$BIN" "$w/latsplit"
+		for n in 0 1; do "$LAB" exec --name "$NAME" "$n" -- "insmod $ko" >/dev/null 2>&1; done
+		run "$w" warmup none none >/dev/null 2>&1
+		for r in $(seq 0 $((ROUNDS - 1))); do
+			run "$w" "none.$r" none none
+			for be in kmod ebpf; do
+				run "$w" "$be.$r" "$be" "$be"
+				run "$w" "$be-resp.$r" "$be" none
+				run "$w" "$be-prober.$r" none "$be"
+			done
+		done
+		"$LAB" wire --name "$NAME" rule ba 0 roce=1 op=req psn=even delay=600000 >/dev/null
+		for be in none kmod ebpf; do
+			"$LAB" wire --name "$NAME" log "$w/pair-$be.wire" >/dev/null
+			run "$w" "pair-$be" "$be" "$be"
+			"$LAB" wire --name "$NAME" flush >/dev/null
+			"$LAB" wire --name "$NAME" log off >/dev/null
+		done
+		"$LAB" wire --name "$NAME" norule ba >/dev/null
+		judge "$w" "$k" "$smp" || missed=1
+		"$LAB" down --name "$NAME" >/dev/null 2>&1
+	done
+done
+exit $missed
