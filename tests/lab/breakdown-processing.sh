@@ -31,8 +31,8 @@ trap cleanup EXIT
 KO=$LS_TOP/build/faultinj/$(lab_kver)/ls_faultinj.ko
 [ -r "$KO" ] || skip_all "$KO not built (make faultinj-all)"
 plan_none
-BD_ITERS=${BD_PROCESSING_ITERS:-600}
-X_NS=${BD_PROCESSING_X_NS:-600000}
+BD_ITERS=${BD_PROCESSING_ITERS:-2000}
+X_NS=${BD_PROCESSING_X_NS:-1000000}
 bd_backend_setup
 FI=/sys/kernel/debug/ls_faultinj
 

@@ -18,7 +18,8 @@ differences is the truth.
   paired.py nofault  --samples S --bd BD                      (odd vs even)
 
 Prints one JSON object: n, matched, faulted, pairs, truth (median one-way
-ns and the oracle's figures), and per part (total, transmission, queuing,
+ns and the oracle's figures), host (the probe's total minus the oracle's
+figure, per sample: what the hosts themselves gained or lost), and per part (total, transmission, queuing,
 processing, kernel) the median difference with a distribution-free 99.9 %
 confidence interval and its ratio to the truth.
 """
@@ -130,6 +131,9 @@ def judge(samples, faulted, truth, extra):
     """The report: truth and every part's median neighbour difference."""
     for i, s in enumerate(samples):
         s["truth"] = truth[i] if truth[i] is not None else 0.0
+        # What the probe measured beyond the oracle's figure: time the hosts
+        # gained or lost (the part of the total no oracle holds).
+        s["host"] = s["total"] - s["truth"]
     usable = [f for f in faulted if f is not None]
     rep = {"n": len(samples), "matched": len(usable),
            "faulted": sum(1 for f in usable if f)}
@@ -137,6 +141,8 @@ def judge(samples, faulted, truth, extra):
     rep["pairs"] = len(t)
     tmed, tlo, thi = ci_median(t)
     rep["truth"] = dict(extra, median_ns=tmed, lo_ns=tlo, hi_ns=thi)
+    hmed, hlo, hhi = ci_median(contrast(samples, faulted, "host"))
+    rep["host"] = {"median_ns": hmed, "lo_ns": hlo, "hi_ns": hhi}
     rep["parts"] = {}
     for p in PARTS:
         med, lo, hi = ci_median(contrast(samples, faulted, p))
