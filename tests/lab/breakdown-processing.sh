@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Ground truth for processing, judged inside one run: the test module
 # ls_faultinj.ko (tests/lab/faultinj/) busy-waits X in the NET_RX softirq
-# for every other probe packet a node receives (RoCEv2 WRITE requests of
-# even PSN), on the CPU that receives it, and logs each injection (start,
+# for half of the probe packets a node receives (RoCEv2 WRITE requests whose
+# PSN hashes to 1, psn=hash), on the CPU that receives it, and logs each injection (start,
 # end, PSN, CPU). Once on the responder (the prober's requests), once on
 # the prober (the responder's answers). Each sample is matched to the
 # injector's log by QPN and PSN (tests/lab/paired.py); the median
@@ -46,11 +46,11 @@ done
 # A fresh pair's first run is slow (the emulator translates new code once).
 bd_run warmup "--cpu 1" "--cpu 1" || diag "warm-up run failed: $(tail -n 3 "$W/warmup.err" 2>/dev/null)"
 
-# one AT NODE: a run with X on every other probe packet NODE receives, judged.
+# one AT NODE: a run with X on half the probe packets NODE receives, judged.
 one() {
 	local at=$1 n=$2 name=p$1
-	lab_exec "$n" "echo reset > $FI/stats; echo 'delay_ns=$X_NS op=req psn=even' > $FI/config"
-	if bd_run "$name" "--cpu 1" "--cpu 1 --samples $W/$name.csv"; then ok "$name: run with $X_NS ns of softirq work on every other packet node$n receives"
+	lab_exec "$n" "echo reset > $FI/stats; echo 'delay_ns=$X_NS op=req psn=hash' > $FI/config"
+	if bd_run "$name" "--cpu 1" "--cpu 1 --samples $W/$name.csv"; then ok "$name: run with $X_NS ns of softirq work on half the probe packets node$n receives"
 	else not_ok "$name: run with softirq work on node$n" "$(cat "$W/$name.err")"; fi
 	lab_exec "$n" "echo off > $FI/config; cat $FI/log > $W/$name.fi; cat $FI/stats" | sed 's/^/# /'
 	if bd_paired "$name" faultinj --log "$W/$name.fi" --at "$at"; then ok "$name: samples matched to the injector's log"

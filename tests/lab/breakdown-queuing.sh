@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Ground truth for queuing, judged inside one run: the host wire
-# (tools/lab/labwire.c) holds every other probe answer (node1 -> node0 RDMA
-# WRITE requests of even PSN) for 2D, so those samples' one-way latency
-# (RTT/2) grows by D; once more with every other probe request (node0 ->
+# (tools/lab/labwire.c) holds half of the probe answers (node1 -> node0 RDMA
+# WRITE requests whose PSN hashes to 1: psn=hash, a pseudo-random half not
+# tied to the sample's parity) for 2D, so those samples' one-way latency
+# (RTT/2) grows by D; once more with half the probe requests (node0 ->
 # node1) held instead. Each sample is matched to the wire's own log by QPN
 # and PSN (tests/lab/paired.py): the truth per sample is the time its two
 # frames really spent on the wire. The median difference between a faulted
@@ -14,7 +15,7 @@
 # a held request meets an idle responder): processing must equal that
 # change within 10 % of the truth. D = 1, 0.3 and 0.1 ms one-way on the
 # answers, 1 and 0.1 ms on the requests. At 0.1 ms the emulated hosts
-# absorb 20-40 us of the hold (total contrast 0.63-0.78 of the wire's
+# absorb 15-40 us of the hold (total contrast 0.63-0.85 of the wire's
 # figure at 4000 samples), work done outside any recorded stage that the
 # base floor cannot follow per sample: judged at +-20 %, on 4x the samples.
 # lab-kernels: 6.1 6.12
@@ -27,15 +28,15 @@ plan_none
 BD_ITERS=${BD_QUEUING_ITERS:-800}
 bd_backend_setup
 
-# one DIR D_US: a run with every other frame in DIR held 2 x D_US, judged.
+# one DIR D_US: a run with half the probe frames in DIR held 2 x D_US, judged.
 one() {
 	local dir=$1 d_us=$2 name=q$1$2 tol=10 BD_ITERS=$BD_ITERS
 	# 0.1 ms: more samples for the precision, a looser bound (see above)
 	if [ "$d_us" -lt 300 ]; then tol=20 BD_ITERS=$((BD_ITERS * 4)); fi
-	wire rule "$dir" 0 roce=1 op=req psn=even delay=$((2 * d_us * 1000)) >/dev/null
+	wire rule "$dir" 0 roce=1 op=req psn=hash delay=$((2 * d_us * 1000)) >/dev/null
 	wire log "$W/$name.wire" >/dev/null
-	if bd_run "$name" "" "--samples $W/$name.csv"; then ok "$name: run with every other $dir frame held $((2 * d_us)) us"
-	else not_ok "$name: run with every other $dir frame held" "$(cat "$W/$name.err")"; fi
+	if bd_run "$name" "" "--samples $W/$name.csv"; then ok "$name: run with half the $dir probe frames held $((2 * d_us)) us"
+	else not_ok "$name: run with half the $dir probe frames held" "$(cat "$W/$name.err")"; fi
 	wire flush >/dev/null
 	wire log off >/dev/null
 	wire norule "$dir" >/dev/null

@@ -4,7 +4,10 @@
 
 A lab test puts a fault on every other sample (the wire delays every other
 answer, the fault injector adds softirq work to every other request) and
-runs one `latsplit breakdown --samples S.csv --json > BD.json`. This script
+runs one `latsplit breakdown --samples S.csv --json > BD.json`. The
+faulted half is chosen by a hash of the PSN (psn=hash), not by parity: a
+ping-pong on Soft-RoCE can alternate by itself (odd and even samples were
+seen 15-40 us apart with nothing injected). This script
 matches every sample to the oracle's per-packet log by QPN and PSN (the
 breakdown's JSON gives the run's first PSNs, see inputs.qp), so each sample
 knows the fault it really got, and compares every faulted sample with its
@@ -15,7 +18,7 @@ differences is the truth.
 
   paired.py wire     --samples S --bd BD --wire LOG           (the host wire)
   paired.py faultinj --samples S --bd BD --log LOG --at responder|prober
-  paired.py nofault  --samples S --bd BD                      (odd vs even)
+  paired.py nofault  --samples S --bd BD     (the psn=hash half vs the rest)
 
 Prints one JSON object: n, matched, faulted, pairs, truth (median one-way
 ns and the oracle's figures), host (the probe's total minus the oracle's
@@ -113,15 +116,22 @@ def ci_median(v, conf=0.999):
     return med, v[k - 1], v[min(n - 1, n - k)]
 
 
-def contrast(samples, faulted, key):
-    """Differences faulted - mean(unfaulted neighbours), one per faulted sample."""
+def contrast(samples, faulted, key, reach=3):
+    """Per faulted sample: its value - the mean of the nearest unfaulted
+    sample on each side (within reach samples)."""
     out = []
     n = len(samples)
     for i in range(n):
         if not faulted[i]:
             continue
-        nb = [samples[j][key] for j in (i - 1, i + 1)
-              if 0 <= j < n and faulted[j] is False]
+        nb = []
+        for step in (-1, 1):
+            j = i + step
+            while 0 <= j < n and abs(j - i) <= reach:
+                if faulted[j] is False:
+                    nb.append(samples[j][key])
+                    break
+                j += step
         if nb:
             out.append(samples[i][key] - sum(nb) / len(nb))
     return out
@@ -218,10 +228,21 @@ def cmd_faultinj(a):
     print(json.dumps(judge(samples, faulted, truth, extra), indent=1))
 
 
+def psn_hash_bit(psn):
+    """psn=hash of the wire and the injector: low bit of murmur3's finalizer."""
+    h = psn & 0xffffffff
+    h ^= h >> 16
+    h = (h * 0x85ebca6b) & 0xffffffff
+    h ^= h >> 13
+    h = (h * 0xc2b2ae35) & 0xffffffff
+    h ^= h >> 16
+    return h & 1 == 1
+
+
 def cmd_nofault(a):
-    """No oracle: odd samples against even ones, the truth is 0."""
+    """No oracle: the psn=hash half of the samples against the rest, truth 0."""
     samples = load_samples(a.samples)
-    faulted = [i % 2 == 1 for i in range(len(samples))]
+    faulted = [psn_hash_bit(s["req_psn"]) for s in samples]
     truth = [0.0] * len(samples)
     print(json.dumps(judge(samples, faulted, truth, {"oracle": "none"}), indent=1))
 

@@ -25,7 +25,9 @@
  *     forwarded untouched. The priority class comes from the DSCP map at
  *     arrival (frames that are not IP count as DSCP 0).
  *  2. Rules 0-7, first match wins. Match fields, ANDed, all optional:
- *     roce=0|1 op=req|resp|ack psn=even|odd dqpn=N dscp=N dport=N every=N.
+ *     roce=0|1 op=req|resp|ack psn=even|odd|hash dqpn=N dscp=N dport=N every=N.
+ *     psn=hash selects a pseudo-random half of all PSNs (murmur3 finalizer,
+ *     low bit), independent of a sample's parity.
  *     every=N takes every Nth frame that matches the rule's other fields
  *     (a per-rule counter); the frames it skips go on to the next rules.
  *     Actions: loss=PPM (drop with probability PPM/1e6), delay=NS,
@@ -554,6 +556,33 @@ static uint64_t ser_ns(uint64_t rate, uint32_t len)
 	return (bytes + 20) * 8 * 1000000000ULL / rate;
 }
 
+/*
+ * psn=hash: a pseudo-random half of all PSNs (murmur3's finalizer, low
+ * bit), so faulted samples are not tied to the sample's parity. The fault
+ * injector and tests/lab/paired.py use the same function.
+ */
+static bool psn_hash_bit(uint32_t psn)
+{
+	psn ^= psn >> 16;
+	psn *= 0x85ebca6bu;
+	psn ^= psn >> 13;
+	psn *= 0xc2b2ae35u;
+	psn ^= psn >> 16;
+	return psn & 1;
+}
+
+/* Whether f's PSN passes r's psn= selection (even, odd or hash). */
+static bool psn_selected(const struct rule *r, const struct frame *f)
+{
+	if (r->parity < 0)
+		return true;
+	if (f->psn < 0)
+		return false;
+	if (r->parity == 2)
+		return psn_hash_bit((uint32_t)f->psn);
+	return (f->psn & 1) == r->parity;
+}
+
 /* Whether f matches r's fields (every= aside). */
 static bool rule_fields_match(const struct rule *r, const struct frame *f)
 {
@@ -561,7 +590,7 @@ static bool rule_fields_match(const struct rule *r, const struct frame *f)
 		return false;
 	if (r->op >= 0 && f->opclass != r->op)
 		return false;
-	if (r->parity >= 0 && (f->psn < 0 || (f->psn & 1) != r->parity))
+	if (!psn_selected(r, f))
 		return false;
 	if (r->dqpn >= 0 && f->dqpn != r->dqpn)
 		return false;
@@ -1150,7 +1179,8 @@ static void rule_spec(struct sbuf *sb, const struct rule *r)
 	if (r->op >= 0)
 		sb_printf(sb, "%sop=%s", sep, op_name[r->op]), sep = " ";
 	if (r->parity >= 0)
-		sb_printf(sb, "%spsn=%s", sep, r->parity ? "odd" : "even"), sep = " ";
+		sb_printf(sb, "%spsn=%s", sep, r->parity == 2 ? "hash" : r->parity ? "odd" : "even"),
+			sep = " ";
 	if (r->dqpn >= 0)
 		sb_printf(sb, "%sdqpn=%" PRId64, sep, r->dqpn), sep = " ";
 	if (r->dscp >= 0)
@@ -1280,9 +1310,10 @@ static int rule_word(struct rule *r, char *word, struct sbuf *out)
 		return r->op < 0 ? -1 : 0;
 	}
 	if (!strcmp(word, "psn")) {
-		r->parity = !strcmp(val, "even") ? 0 : !strcmp(val, "odd") ? 1 : -1;
+		r->parity = !strcmp(val, "even") ? 0 : !strcmp(val, "odd") ? 1 :
+			    !strcmp(val, "hash") ? 2 : -1;
 		if (r->parity < 0)
-			sb_printf(out, "error: rule: psn=%s: must be even or odd\n", val);
+			sb_printf(out, "error: rule: psn=%s: must be even, odd or hash\n", val);
 		return r->parity < 0 ? -1 : 0;
 	}
 	for (i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
@@ -1797,7 +1828,7 @@ static void usage(FILE *f)
 		"commands: ping | rule DIR N [FIELD=V...] | norule DIR [N] | link DIR rate=BPS\n"
 		"  | class DIR N [limit=B] [ecn=B] | dscp DIR D=C[,D=C...] | dscp DIR reset\n"
 		"  | stats | reset | flush | log FILE | log off     (DIR: ab, ba, both)\n"
-		"rule fields: roce=0|1 op=req|resp|ack psn=even|odd dqpn=N dscp=N dport=N\n"
+		"rule fields: roce=0|1 op=req|resp|ack psn=even|odd|hash dqpn=N dscp=N dport=N\n"
 		"  every=N delay=NS jitter=NS loss=PPM seed=N\n");
 }
 

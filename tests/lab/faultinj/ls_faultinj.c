@@ -18,7 +18,9 @@
  *           omitted key takes its default) or the word "off":
  *             delay_ns=N   busy wait per selected packet, 0..10000000 (0)
  *             op=any|req|resp|ack   BTH opcode class (any)
- *             psn=any|even|odd      parity of the BTH PSN (any)
+ *             psn=any|even|odd|hash parity of the BTH PSN, or hash: a
+ *                          pseudo-random half of all PSNs (low bit of
+ *                          murmur3's finalizer, as the lab wire) (any)
  *             dqpn=N       BTH destination QP, 1..0xffffff (decimal, or
  *                          hex with 0x); 0 = any (0)
  *             dport=N      UDP destination port, 1..65535 (4791)
@@ -89,7 +91,7 @@
 #define FI_BTH_LEN	12
 
 enum fi_op { FI_OP_ANY, FI_OP_REQ, FI_OP_RESP, FI_OP_ACK, FI_OP_OTHER };
-enum fi_psn { FI_PSN_ANY, FI_PSN_EVEN, FI_PSN_ODD };
+enum fi_psn { FI_PSN_ANY, FI_PSN_EVEN, FI_PSN_ODD, FI_PSN_HASH };
 
 static const char *const fi_op_names[] = {
 	[FI_OP_ANY] = "any", [FI_OP_REQ] = "req",
@@ -98,6 +100,7 @@ static const char *const fi_op_names[] = {
 
 static const char *const fi_psn_names[] = {
 	[FI_PSN_ANY] = "any", [FI_PSN_EVEN] = "even", [FI_PSN_ODD] = "odd",
+	[FI_PSN_HASH] = "hash",
 };
 
 /* One configuration; the armed one is what the hook sees through fi_active. */
@@ -201,6 +204,17 @@ static void fi_inject(u64 delay_ns, u32 psn, u32 dqpn, u8 opcode)
 	preempt_enable();
 }
 
+/* psn=hash: low bit of murmur3's finalizer (a half of PSNs, not by parity). */
+static bool fi_psn_hash_bit(u32 psn)
+{
+	psn ^= psn >> 16;
+	psn *= 0x85ebca6bu;
+	psn ^= psn >> 13;
+	psn *= 0xc2b2ae35u;
+	psn ^= psn >> 16;
+	return psn & 1;
+}
+
 /* Select one IPv4 packet against the armed configuration c; inject on a match. */
 static void fi_packet(struct sk_buff *skb, const struct fi_cfg *c)
 {
@@ -236,7 +250,8 @@ static void fi_packet(struct sk_buff *skb, const struct fi_cfg *c)
 		psn = (u32)(this_cpu_inc_return(fi_stats.matched) - 1);
 	}
 	if ((c->psn == FI_PSN_EVEN && (psn & 1)) ||
-	    (c->psn == FI_PSN_ODD && !(psn & 1)))
+	    (c->psn == FI_PSN_ODD && !(psn & 1)) ||
+	    (c->psn == FI_PSN_HASH && !fi_psn_hash_bit(psn)))
 		return;
 	fi_inject(c->delay_ns, psn, dqpn, opcode);
 }
