@@ -82,7 +82,7 @@ modules-all:
 # labwire forwards the two guests' Ethernet frames (tools/lab/labwire.c);
 # ls_faultinj.ko (tests/lab/faultinj/) adds known softirq work to selected
 # RoCEv2 packets in a guest. Tests only: neither is installed.
-$(B)/lab/labwire: tools/lab/labwire.c
+$(B)/lab/labwire: tools/lab/labwire.c tools/lab/roce_bth.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CFLAGS_WARN) -std=gnu11 -D_GNU_SOURCE -o $@ $< -lm
 
@@ -93,7 +93,7 @@ faultinj-all:
 	@for k in $(KRELS_ALL); do \
 		test -d /lib/modules/$$k/build || { echo "no kernel build tree for '$$k': run 'make deps' (linux-headers)" >&2; exit 1; }; \
 		mkdir -p $(B)/faultinj/$$k && \
-		cp -p tests/lab/faultinj/Kbuild tests/lab/faultinj/*.c $(B)/faultinj/$$k/ && \
+		cp -p tests/lab/faultinj/Kbuild tests/lab/faultinj/*.c tools/lab/roce_bth.h $(B)/faultinj/$$k/ && \
 		$(MAKE) -C /lib/modules/$$k/build M=$(B)/faultinj/$$k W=1 modules || exit 1; \
 	done
 

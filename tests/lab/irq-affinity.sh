@@ -172,28 +172,31 @@ print("# %d toggles, %d blocks of >= 10 samples; A/B ratios: %s" % (
 PYEOF
 }
 
-# Alternation with the application running: A (IRQs on CPU 0, beside the
-# busy-polling responder) against B (CPU 1), adjacent blocks TOGGLE_S apart.
-if alternate AB 0,1; then ok "A/B alternated inside one run ($NALT samples)"
-else not_ok "A/B alternated inside one run" "$(cat "$W/AB.err")"; fi
-read -r np med hi < <(blocks AB 2> "$W/AB.diag")
-diag "$(cat "$W/AB.diag")"
-if [ "${np:-0}" -ge 5 ] && python3 -c "import sys; sys.exit(not ($med >= 1.25 and $hi >= 0.8 * $np))"; then
-	ok "A/B: processing higher with IRQs on the responder's CPU than in the next block in $hi of $np pairs, median ratio $med (>= 1.25)"
-else
-	not_ok "A/B: processing higher in A in >= 80 % of block pairs, median ratio >= 1.25" "pairs $np, A higher $hi, median ratio $med"
-fi
+# judge_alt NAME CPUS WHAT COND: alternate, then judge the block pairs;
+# COND is a python condition over np (pairs), med (median A/B ratio) and
+# hi (pairs with A above B).
+judge_alt() {
+	local name=$1 cpus=$2 what=$3 cond=$4 np med hi
+	if alternate "$name" "$cpus"; then ok "$name: placements alternated inside one run ($NALT samples)"
+	else not_ok "$name: placements alternated inside one run" "$(cat "$W/$name.err")"; fi
+	read -r np med hi < <(blocks "$name" 2> "$W/$name.diag")
+	diag "$(cat "$W/$name.diag")"
+	if [ "${np:-0}" -ge 5 ] &&
+	   python3 -c "import sys; np, med, hi = $np, $med, $hi; sys.exit(not ($cond))"; then
+		ok "$name: $what (A above B in $hi of $np block pairs, median ratio $med)"
+	else
+		not_ok "$name: $what" "pairs ${np:-0}, A above B in ${hi:-0}, median ratio ${med:-?}"
+	fi
+}
+
+# With the application running: A (IRQs on CPU 0, beside the busy-polling
+# responder) against B (CPU 1), adjacent blocks TOGGLE_S apart.
+judge_alt AB 0,1 "processing higher with the IRQs on the responder's CPU, in >= 80 % of block pairs, median ratio >= 1.25" \
+	"med >= 1.25 and hi >= 0.8 * np"
 # The A/A control on the quiet pair, the application gone: the same
 # alternation between two identical settings.
 lab_exec 1 "pkill -f $W/hog.py" >/dev/null 2>&1
-if alternate AA 0,0; then ok "A/A alternated inside one run ($NALT samples)"
-else not_ok "A/A alternated inside one run" "$(cat "$W/AA.err")"; fi
-read -r np med hi < <(blocks AA 2> "$W/AA.diag")
-diag "$(cat "$W/AA.diag")"
-if [ "${np:-0}" -ge 5 ] && python3 -c "import sys; sys.exit(not (0.8 <= $med <= 1.25))"; then
-	ok "A/A: median ratio of adjacent blocks $med within [0.8, 1.25] ($hi of $np pairs above 1)"
-else
-	not_ok "A/A: median ratio of adjacent blocks within [0.8, 1.25]" "pairs $np, median ratio $med, above 1: $hi"
-fi
+judge_alt AA 0,0 "identical settings: median ratio of adjacent blocks within [0.8, 1.25]" \
+	"0.8 <= med <= 1.25"
 check "dmesg clean on node1" dmesg_clean 1
 done_testing

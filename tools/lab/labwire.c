@@ -146,6 +146,8 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 
+#include "roce_bth.h"
+
 #define NR_DIRS		2
 #define NR_RULES	8
 #define NR_CLASSES	8
@@ -176,7 +178,7 @@
 #define NONE		UINT64_MAX
 
 enum { KIND_OTHER, KIND_IP, KIND_UDP, KIND_ROCE };
-enum { OP_NONE, OP_REQ, OP_RESP, OP_ACK };
+enum { OP_NONE = LS_BTH_OTHER, OP_REQ = LS_BTH_REQ, OP_RESP = LS_BTH_RESP, OP_ACK = LS_BTH_ACK };
 enum { ACT_FWD, ACT_LOSS, ACT_DROP };
 enum { WHY_NONE, WHY_QFULL, WHY_INFLIGHT, WHY_NOMEM, WHY_SEND, NR_WHY };
 
@@ -435,20 +437,10 @@ static unsigned int soj_bucket(uint64_t ns)
 	return b < SOJ_NR ? b : SOJ_NR - 1;
 }
 
-/* Opcode class of a BTH opcode. */
+/* Opcode class of a BTH opcode (OP_* numbers are the LS_BTH_* ones). */
 static uint8_t opcode_class(uint8_t op)
 {
-	uint8_t lo = op & 0x1f, hi = op >> 5;
-
-	if (hi == 4 || hi > 5)
-		return OP_NONE;
-	if (lo <= 0x0c || (lo >= 0x13 && lo <= 0x17))
-		return OP_REQ;
-	if ((lo >= 0x0d && lo <= 0x10) || lo == 0x12)
-		return OP_RESP;
-	if (lo == 0x11)
-		return OP_ACK;
-	return OP_NONE;
+	return (uint8_t)ls_bth_class(op);
 }
 
 /* Find the IP header of p[0..len): sets kind, DSCP, ECN; returns the L4 offset (0: none). */
@@ -556,20 +548,6 @@ static uint64_t ser_ns(uint64_t rate, uint32_t len)
 	return (bytes + 20) * 8 * 1000000000ULL / rate;
 }
 
-/*
- * psn=hash: a pseudo-random half of all PSNs (murmur3's finalizer, low
- * bit), so faulted samples are not tied to the sample's parity. The fault
- * injector and tests/lab/paired.py use the same function.
- */
-static bool psn_hash_bit(uint32_t psn)
-{
-	psn ^= psn >> 16;
-	psn *= 0x85ebca6bu;
-	psn ^= psn >> 13;
-	psn *= 0xc2b2ae35u;
-	psn ^= psn >> 16;
-	return psn & 1;
-}
 
 /* Whether f's PSN passes r's psn= selection (even, odd or hash). */
 static bool psn_selected(const struct rule *r, const struct frame *f)
@@ -579,7 +557,7 @@ static bool psn_selected(const struct rule *r, const struct frame *f)
 	if (f->psn < 0)
 		return false;
 	if (r->parity == 2)
-		return psn_hash_bit((uint32_t)f->psn);
+		return ls_psn_hash_bit((unsigned int)f->psn);
 	return (f->psn & 1) == r->parity;
 }
 

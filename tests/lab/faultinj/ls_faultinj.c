@@ -84,13 +84,22 @@
 #include <net/ip.h>
 #include <net/net_namespace.h>
 
+#include "roce_bth.h"
+
 #define FI_RING_LEN	8192U		/* log entries per CPU, a power of 2 */
 #define FI_DELAY_MAX	10000000ULL	/* 10 ms */
 #define FI_LINE_MAX	255		/* longest config write, bytes */
 #define FI_ROCE_PORT	4791
 #define FI_BTH_LEN	12
 
-enum fi_op { FI_OP_ANY, FI_OP_REQ, FI_OP_RESP, FI_OP_ACK, FI_OP_OTHER };
+/* The classes are roce_bth.h's, with "any" (0) in place of "other". */
+enum fi_op {
+	FI_OP_ANY,
+	FI_OP_REQ = LS_BTH_REQ,
+	FI_OP_RESP = LS_BTH_RESP,
+	FI_OP_ACK = LS_BTH_ACK,
+	FI_OP_OTHER,
+};
 enum fi_psn { FI_PSN_ANY, FI_PSN_EVEN, FI_PSN_ODD, FI_PSN_HASH };
 
 static const char *const fi_op_names[] = {
@@ -151,17 +160,9 @@ static struct dentry *fi_dir;
 /* The class (enum fi_op) of a BTH opcode. */
 static u8 fi_op_class(u8 opcode)
 {
-	u8 tc = opcode >> 5, low = opcode & 0x1f;
+	unsigned int c = ls_bth_class(opcode);
 
-	if (tc == 4 || tc >= 6)		/* CNP, reserved, manufacturer */
-		return FI_OP_OTHER;
-	if (low <= 0x0c || (low >= 0x13 && low <= 0x17))
-		return FI_OP_REQ;
-	if ((low >= 0x0d && low <= 0x10) || low == 0x12)
-		return FI_OP_RESP;
-	if (low == 0x11)
-		return FI_OP_ACK;
-	return FI_OP_OTHER;
+	return c == LS_BTH_OTHER ? FI_OP_OTHER : (u8)c;
 }
 
 /* Busy-wait delay_ns on this CPU, count it and log it. */
@@ -204,16 +205,6 @@ static void fi_inject(u64 delay_ns, u32 psn, u32 dqpn, u8 opcode)
 	preempt_enable();
 }
 
-/* psn=hash: low bit of murmur3's finalizer (a half of PSNs, not by parity). */
-static bool fi_psn_hash_bit(u32 psn)
-{
-	psn ^= psn >> 16;
-	psn *= 0x85ebca6bu;
-	psn ^= psn >> 13;
-	psn *= 0xc2b2ae35u;
-	psn ^= psn >> 16;
-	return psn & 1;
-}
 
 /* Select one IPv4 packet against the armed configuration c; inject on a match. */
 static void fi_packet(struct sk_buff *skb, const struct fi_cfg *c)
@@ -251,7 +242,7 @@ static void fi_packet(struct sk_buff *skb, const struct fi_cfg *c)
 	}
 	if ((c->psn == FI_PSN_EVEN && (psn & 1)) ||
 	    (c->psn == FI_PSN_ODD && !(psn & 1)) ||
-	    (c->psn == FI_PSN_HASH && !fi_psn_hash_bit(psn)))
+	    (c->psn == FI_PSN_HASH && !ls_psn_hash_bit(psn)))
 		return;
 	fi_inject(c->delay_ns, psn, dqpn, opcode);
 }
