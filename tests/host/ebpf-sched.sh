@@ -12,7 +12,8 @@
 #   PREEMPT flagged LS_REC_F_PREEMPTED (switched out runnable) >= nonvoluntary delta
 #   PREEMPT not flagged (woken -> switched in)                 >= voluntary delta
 # and exceed them by at most the few switches between the window's start
-# and the first read (the worker wakes from its start FIFO): <= 4.
+# and the first read (the worker wakes from its start FIFO): <= 4. After
+# the second read the worker sleeps on a FIFO until the recording is over.
 . "$(dirname "$0")/../lib.sh"
 
 ebpf_host_require "worker and checks"
@@ -31,7 +32,7 @@ CPU=$(($(nproc) - 1))
 
 cat > "$WORK/worker.py" <<'EOF'
 import sys, time
-fifo, out, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+fifo, out, n, end = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 def switches():
     d = {}
     for l in open("/proc/thread-self/status"):
@@ -51,6 +52,10 @@ with open(out + ".tmp", "w") as f:
     f.write("%d %d\n" % (b[0] - a[0], b[1] - a[1]))
 import os
 os.rename(out + ".tmp", out)
+# Stay asleep until the recording has ended: the interpreter's exit beside
+# the hog took tens of switches, recorded after the second read.
+with open(end) as f:
+    f.read()
 EOF
 
 cat > "$WORK/check.py" <<'EOF'
@@ -80,8 +85,8 @@ EOF
 plan 4
 taskset -c "$CPU" sh -c 'while :; do :; done' &
 HOG=$!
-mkfifo "$WORK/go"
-taskset -c "$CPU" python3 "$WORK/worker.py" "$WORK/go" "$WORK/delta" 300 &
+mkfifo "$WORK/go" "$WORK/end"
+taskset -c "$CPU" python3 "$WORK/worker.py" "$WORK/go" "$WORK/delta" 300 "$WORK/end" &
 WORKER=$!
 sleep 0.5
 if "$LS_BIN" record --backend ebpf --pid "$WORKER" --json --records "$WORK/recs.txt" \
@@ -93,6 +98,7 @@ else
 		"$(cat "$WORK/err")"
 fi
 WPID=$WORKER
+echo end > "$WORK/end"
 wait "$WORKER" 2>/dev/null
 WORKER=
 if out=$(python3 "$WORK/check.py" "$WORK" "$WPID" 2>&1); then

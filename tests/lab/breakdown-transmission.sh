@@ -12,8 +12,10 @@
 #    serialization figure of the sample's answer frames (its log, per
 #    sample, matched by PSN). The growth of the total p50 from 64 B to
 #    4096 B at R, less the same growth without a rate (the hosts' own cost
-#    of the larger message, 1.5 ms in the emulator), equals the growth of
-#    the wire's figure within 5 %.
+#    of the larger message, up to 1.5 ms in the emulator), equals the growth
+#    of the wire's figure within 5 %, as the median of the three rounds (a
+#    64 B answer at R can wait behind an ACK on the link: single rounds
+#    scatter by a few %).
 # lab-kernels: 6.1
 # lab-smp: 1
 . "$(dirname "$0")/../lib.sh"
@@ -58,6 +60,7 @@ else not_ok "transmission equals the model with --link-gbps" "got $got ns, want 
 # hosts' own cost of a larger message (ICRC, copies, four packets instead
 # of one) grows the total too, and cancels in the difference of growths.
 R_BPS=2000000
+BD_ITERS=60
 sizes=() rates=()
 for _ in 1 2 3; do sizes+=(64 4096 64 4096); rates+=($R_BPS $R_BPS 0 0); done
 for k in "${!sizes[@]}"; do
@@ -113,14 +116,18 @@ for k in range(runs):
           % (k, d["inputs"]["size"], med(tot) / 1e3, mt / 1e3, wt / 1e3))
     if k % 4 < 2 and abs(mt - wt) > 0.001 * wt + 2:
         bad.append("t%d: transmission %.0f ns != wire %.0f ns" % (k, mt, wt))
+ratios = []
 for k in range(0, len(fig) - 3, 4):
     (_, a0, w0), (_, a1, w1), (_, b0, _), (_, b1, _) = fig[k:k + 4]
     g, gh, gw = a1 - a0, b1 - b0, w1 - w0
+    ratios.append((g - gh) / gw)
     print("round %d: total grew %.1f us at R, %.1f us without a rate; the difference %.1f us "
           "vs the wire's serialization growth %.1f us (ratio %.3f)"
-          % (k // 4 + 1, g / 1e3, gh / 1e3, (g - gh) / 1e3, gw / 1e3, (g - gh) / gw))
-    if not 0.95 <= (g - gh) / gw <= 1.05:
-        bad.append("round %d: growth ratio %.3f outside [0.95, 1.05]" % (k // 4 + 1, (g - gh) / gw))
+          % (k // 4 + 1, g / 1e3, gh / 1e3, (g - gh) / 1e3, gw / 1e3, ratios[-1]))
+if len(ratios) < 3:
+    bad.append("only %d complete rounds" % len(ratios))
+elif not 0.95 <= statistics.median(ratios) <= 1.05:
+    bad.append("median growth ratio %.3f outside [0.95, 1.05]" % statistics.median(ratios))
 for b in bad:
     print("BAD " + b)
 PYEOF
