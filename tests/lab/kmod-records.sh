@@ -70,7 +70,10 @@ check "node$N: disable; the reader drains and exits; save hist" \
 		! pgrep -f 'cat $KMOD_DIR/records' >/dev/null && cat $KMOD_DIR/hist > $W/hist.bin"
 kmod_tap $N records $W $W/rec.bin --tasks $pid --expect-nodrops --rt $rt --ctxsw
 
-# poll()/read() semantics.
+# poll()/read() semantics. A ring wakes its reader at a quarter full: with
+# 1 KiB per CPU (32 records) that is 8, which pings from node0 fill.
+check "node$N: ring 1 KiB per CPU (wake mark 8 records)" kmod_ctl $N "ring 1\n"
+lab_bg 0 "ping -q -c 100 -i 0.05 192.0.2.2 >/dev/null 2>&1" >/dev/null
 kmod_tap $N poll-check
 
 # A tiny ring without a reader overflows: drops rise, reads still succeed.

@@ -433,7 +433,7 @@ def cmd_poll_check():
         p = select.poll()
         p.register(fd, select.POLLIN)
         ev = p.poll(10000)
-        result(ev and ev[0][1] & select.POLLIN, "poll() reports records while tracing",
+        result(ev and ev[0][1] & select.POLLIN, "poll() reports records once a ring is a quarter full",
                str(ev))
         n = len(os.read(fd, 64 * REC_SIZE))
         result(n > 0 and n % REC_SIZE == 0, "read() returns whole records (%d bytes)" % n, "")

@@ -103,14 +103,18 @@ def num(s):
 
 
 def ci_median(v, conf=0.999):
-    """Median of v and a distribution-free CI from order statistics."""
+    """Median of v and a distribution-free CI from order statistics.
+
+    Neighbouring differences share their unfaulted samples (one neighbour
+    serves up to two faulted samples), so they are not independent: the
+    interval is computed for half as many values, sqrt(2) wider."""
     v = sorted(v)
     n = len(v)
     if n == 0:
         return None, None, None
     med = v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
     z = {0.95: 1.96, 0.99: 2.576, 0.999: 3.291}[conf]
-    k = int(math.floor((n - z * math.sqrt(n)) / 2))
+    k = int(math.floor((n - z * math.sqrt(2 * n)) / 2))
     if k < 1:
         return med, v[0], v[-1]
     return med, v[k - 1], v[min(n - 1, n - k)]
