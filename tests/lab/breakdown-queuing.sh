@@ -34,8 +34,9 @@ bd_backend_setup
 # one DIR D_US: a run with half the probe frames in DIR held 2 x D_US, judged.
 one() {
 	local dir=$1 d_us=$2 name=q$1$2 BD_ITERS=$BD_ITERS
-	# 0.1 ms: more samples for the precision, a looser bound (see above)
-	[ "$d_us" -ge 300 ] || BD_ITERS=$((BD_ITERS * 4))
+	# smaller holds: more samples for the precision (0.1 ms: a looser bound, see above)
+	[ "$d_us" -ge 1000 ] || BD_ITERS=$((BD_ITERS * 3))
+	[ "$d_us" -ge 300 ] || BD_ITERS=$((BD_ITERS * 4 / 3))
 	wire rule "$dir" 0 roce=1 op=req psn=hash delay=$((2 * d_us * 1000)) >/dev/null
 	wire log "$W/$name.wire" >/dev/null
 	if bd_run "$name" "" "--samples $W/$name.csv"; then ok "$name: run with half the $dir probe frames held $((2 * d_us)) us"
