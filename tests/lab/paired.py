@@ -5,9 +5,10 @@
 A lab test puts a fault on every other sample (the wire delays every other
 answer, the fault injector adds softirq work to every other request) and
 runs one `latsplit breakdown --samples S.csv --json > BD.json`. The
-faulted half is chosen by a hash of the PSN (psn=hash), not by parity: a
-ping-pong on Soft-RoCE can alternate by itself (odd and even samples were
-seen 15-40 us apart with nothing injected). This script
+faulted half is chosen by a hash of the PSN (psn=hash), not by parity, so
+it cannot line up with any alternation of the ping-pong itself (odd and
+even samples read 15-40 us apart with nothing injected, measured with a
+since-replaced contrast whose median was biased; see contrast()). This script
 matches every sample to the oracle's per-packet log by QPN and PSN (the
 breakdown's JSON gives the run's first PSNs, see inputs.qp), so each sample
 knows the fault it really got, and compares every faulted sample with its
