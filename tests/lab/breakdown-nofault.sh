@@ -28,7 +28,7 @@ else not_ok "healthy run" "$(cat "$W/quiet.err")"; fi
 wire flush >/dev/null
 wire log off >/dev/null
 bd_diag "$W/quiet.json"
-if bd_paired quiet nofault; then ok "paired contrast computed"
+if bd_paired quiet nofault 1 - -; then ok "paired contrast computed"
 else not_ok "paired contrast computed"; fi
 bd_pair_diag quiet
 # held_none LOG: the wire forwarded frames and none matched a rule.

@@ -6,11 +6,12 @@
 # PSN hashes to 1, psn=hash), on the CPU that receives it, and logs each injection (start,
 # end, PSN, CPU). Once on the responder (the prober's requests), once on
 # the prober (the responder's answers). Each sample is matched to the
-# injector's log by QPN and PSN (tests/lab/paired.py); the median
-# difference between a faulted sample and its unfaulted neighbours, per
-# part, must give processing = the injected time per one-way (X/2) +-10 %
-# and queuing within +-10 % of it, and the verdict's CPU is the one the
-# injector ran on. The NIC's IRQs and both probe ends sit on CPU 1.
+# injector's log by QPN and PSN (tests/lab/paired.py). Contrasted between
+# a faulted sample and its unfaulted neighbours, the split's processing
+# minus the injected time per one-way (X/2), and its queuing, must be
+# consistent with 0 +-10 % of X/2 (the 99.9 % interval reaches that band,
+# and is narrower than +-15 %: a second run is added when it is not), and
+# the verdict's CPU is the one the injector ran on. The NIC's IRQs and both probe ends sit on CPU 1.
 # On 6.1 only: on 6.12 rxe works in an unbound workqueue whose kworker
 # waits behind the busy-polling probe on its CPU (samples of 8 ms one-way
 # p50, two CPUs per node), and the injected softirq time no longer reaches
@@ -38,6 +39,7 @@ KO=$LS_TOP/build/faultinj/$(lab_kver)/ls_faultinj.ko
 plan_none
 BD_ITERS=${BD_PROCESSING_ITERS:-2000}
 X_NS=${BD_PROCESSING_X_NS:-1000000}
+BD_CHUNKS=${BD_PROCESSING_CHUNKS:-2}
 bd_backend_setup
 FI=/sys/kernel/debug/ls_faultinj
 
@@ -51,23 +53,32 @@ done
 # A fresh pair's first run is slow (the emulator translates new code once).
 bd_run warmup "--cpu 1" "--cpu 1" || diag "warm-up run failed: $(tail -n 3 "$W/warmup.err" 2>/dev/null)"
 
-# one AT NODE: a run with X on half the probe packets NODE receives, judged.
+# one AT NODE: runs with X on half the probe packets NODE receives, added
+# until the contrasts are precise enough (at most BD_CHUNKS), judged.
 one() {
-	local at=$1 n=$2 name=p$1
-	lab_exec "$n" "echo reset > $FI/stats; echo 'delay_ns=$X_NS op=req psn=hash' > $FI/config"
-	if bd_run "$name" "--cpu 1" "--cpu 1 --samples $W/$name.csv"; then ok "$name: run with $X_NS ns of softirq work on half the probe packets node$n receives"
-	else not_ok "$name: run with softirq work on node$n" "$(cat "$W/$name.err")"; fi
-	lab_exec "$n" "echo off > $FI/config; cat $FI/log > $W/$name.fi; cat $FI/stats" | sed 's/^/# /'
-	if bd_paired "$name" faultinj --log "$W/$name.fi" --at "$at"; then ok "$name: samples matched to the injector's log"
+	local at=$1 n=$2 name=p$1 k run
+	for k in $(seq "$BD_CHUNKS"); do
+		run=$name
+		[ "$k" -eq 1 ] || run=${name}_$k
+		lab_exec "$n" "echo reset > $FI/stats; echo 'delay_ns=$X_NS op=req psn=hash' > $FI/config"
+		if bd_run "$run" "--cpu 1" "--cpu 1 --samples $W/$run.csv"; then ok "$run: run with $X_NS ns of softirq work on half the probe packets node$n receives"
+		else not_ok "$run: run with softirq work on node$n" "$(cat "$W/$run.err")"; k=0; fi
+		lab_exec "$n" "echo off > $FI/config; cat $FI/log > $W/$run.fi; cat $FI/stats" | sed 's/^/# /'
+		[ "$k" -gt 0 ] || break
+		if ! bd_paired "$name" faultinj "$k" --log fi --at "$at"; then k=0; break; fi
+		bd_pair_precise "$name" 0.15 processing-truth queuing && break
+		[ "$k" -lt "$BD_CHUNKS" ] && diag "$name: not yet +-15 % of the truth after $k run(s), one more"
+	done
+	if [ "$k" -gt 0 ]; then ok "$name: samples of $k run(s) matched to the injector's log"
 	else not_ok "$name: samples matched to the injector's log"; return; fi
 	bd_pair_diag "$name"
 	bd_diag "$W/$name.json"
 	check "$name: half the samples faulted" bd_pair_get "$name" \
 		'abs(r["faulted"] - r["n"] / 2) <= 0.05 * r["n"] or sys.exit(1)'
-	check "$name: processing difference = injected one-way +-10 %" bd_pair_get "$name" \
-		'0.9 <= r["parts"]["processing"]["ratio"] <= 1.1 or sys.exit(1)'
-	check "$name: queuing difference within +-10 % of it" bd_pair_get "$name" \
-		'abs(r["parts"]["queuing"]["ratio"]) <= 0.1 or sys.exit(1)'
+	check "$name: processing difference = injected one-way +-10 % (measured to +-15 %)" \
+		bd_pair_within "$name" processing-truth 0 0.1 0.15
+	check "$name: queuing difference within +-10 % of it (measured to +-15 %)" \
+		bd_pair_within "$name" queuing 0 0.1 0.15
 	local cpu
 	cpu=$(bd_pair_get "$name" 'max(r["truth"]["cpus"], key=r["truth"]["cpus"].get)')
 	check "$name: the verdict names the $at's CPU $cpu, where the injector ran" bd_get "$W/$name.json" \

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# eBPF backend: attach and detach 50 times under traffic (200 pings/s from
+# eBPF backend: attach and detach 20 times under traffic (200 pings/s from
 # node1 into node0; a flood starves the emulated CPU), alternating tp_btf and raw_tp, every fifth run with the
 # record ring; every run must succeed and see the traffic, and afterwards
 # `bpftool prog show`, `map show` and `link show` list exactly what they
@@ -10,7 +10,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 BIN=${LS_EBPF_BIN:-$LS_BIN}
-RUNS=50
+RUNS=20
 [ -x "$BIN" ] || skip_all "$BIN not built (make tools)"
 SH=$(lab_shared) || skip_all "no lab shared directory (LAB_NAME=${LAB_NAME:-unset})"
 W=$SH/ebpf-attach.$$

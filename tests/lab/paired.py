@@ -21,11 +21,19 @@ differences is the truth.
   paired.py faultinj --samples S --bd BD --log LOG --at responder|prober
   paired.py nofault  --samples S --bd BD     (the psn=hash half vs the rest)
 
+Each option may repeat (one run per --samples, matched in order): the
+contrasts stay inside their run and are pooled, so a test can add runs
+until its interval is narrow enough.
+
 Prints one JSON object: n, matched, faulted, pairs, truth (median one-way
 ns and the oracle's figures), host (the probe's total minus the oracle's
 figure, per sample: what the hosts themselves gained or lost), and per part (total, transmission, queuing,
 processing, kernel) the median difference with a distribution-free 99.9 %
-confidence interval and its ratio to the truth.
+confidence interval and its ratio to the truth. With an oracle, the
+errors of the split are contrasted per sample too (queuing-truth and
+processing-host for the wire, processing-truth for the injector): a
+test judges the interval of what the split got wrong, not the
+difference of two noisy medians.
 """
 import argparse
 import csv
@@ -144,25 +152,38 @@ def contrast(samples, faulted, key, reach=3):
     return out
 
 
-def judge(samples, faulted, truth, extra):
-    """The report: truth and every part's median neighbour difference."""
-    for i, s in enumerate(samples):
-        s["truth"] = truth[i] if truth[i] is not None else 0.0
-        # What the probe measured beyond the oracle's figure: time the hosts
-        # gained or lost (the part of the total no oracle holds).
-        s["host"] = s["total"] - s["truth"]
-    usable = [f for f in faulted if f is not None]
-    rep = {"n": len(samples), "matched": len(usable),
+def judge(runs, extra, errors=()):
+    """The report over one or more runs, each (samples, faulted, truth):
+    the truth and every part's median neighbour difference, and for each
+    ERRORS entry (name, part, reference) the contrast of part minus
+    reference per sample: what the split got wrong, with its interval."""
+    for samples, faulted, truth in runs:
+        for i, s in enumerate(samples):
+            s["truth"] = truth[i] if truth[i] is not None else 0.0
+            # What the probe measured beyond the oracle's figure: time the hosts
+            # gained or lost (the part of the total no oracle holds).
+            s["host"] = s["total"] - s["truth"]
+            for name, part, ref in errors:
+                s[name] = s[part] - s[ref]
+
+    def pooled(key):
+        out = []
+        for samples, faulted, _ in runs:
+            out += contrast(samples, faulted, key)
+        return out
+
+    usable = [f for _, faulted, _ in runs for f in faulted if f is not None]
+    rep = {"n": sum(len(r[0]) for r in runs), "runs": len(runs), "matched": len(usable),
            "faulted": sum(1 for f in usable if f)}
-    t = contrast(samples, faulted, "truth")
+    t = pooled("truth")
     rep["pairs"] = len(t)          # differences: up to two per faulted sample
     tmed, tlo, thi = ci_median(t)
     rep["truth"] = dict(extra, median_ns=tmed, lo_ns=tlo, hi_ns=thi)
-    hmed, hlo, hhi = ci_median(contrast(samples, faulted, "host"))
+    hmed, hlo, hhi = ci_median(pooled("host"))
     rep["host"] = {"median_ns": hmed, "lo_ns": hlo, "hi_ns": hhi}
     rep["parts"] = {}
-    for p in PARTS:
-        med, lo, hi = ci_median(contrast(samples, faulted, p))
+    for p in PARTS + tuple(e[0] for e in errors):
+        med, lo, hi = ci_median(pooled(p))
         r = {"median_ns": med, "lo_ns": lo, "hi_ns": hi}
         if tmed:
             r["ratio"] = med / tmed if med is not None else None
@@ -186,53 +207,75 @@ def index_log(rows, dqpn, key_dir=None):
     return first, dups
 
 
+def runs_of(a, oracle_arg=None):
+    """The (samples, qp, divisor, oracle file) of every run given, in order."""
+    n = len(a.samples)
+    if len(a.bd) != n or (oracle_arg is not None and len(oracle_arg) != n):
+        die("give one --bd%s per --samples" % ("" if oracle_arg is None else " and one oracle log"))
+    out = []
+    for i in range(n):
+        qp, div = load_bd(a.bd[i])
+        out.append((load_samples(a.samples[i]), qp, div,
+                    None if oracle_arg is None else oracle_arg[i]))
+    return out
+
+
+WIRE_ERRORS = (("queuing-truth", "queuing", "truth"), ("processing-host", "processing", "host"))
+FAULTINJ_ERRORS = (("processing-truth", "processing", "truth"),)
+
+
 def cmd_wire(a):
     """Oracle: the host wire's log (hold = depart - arrive, both directions)."""
-    samples = load_samples(a.samples)
-    qp, div = load_bd(a.bd)
-    rows = [r for r in load_table(a.wire) if r.get("action") == "fwd"]
-    req, d1 = index_log(rows, qp["peer_qpn"], "ab")
-    ans, d2 = index_log(rows, qp["qpn"], "ba")
-    faulted, truth = [], []
-    for s in samples:
-        fr, fa = req.get(s["req_psn"]), ans.get(s["ans_psn"])
-        if fr is None or fa is None:
-            faulted.append(None)
-            truth.append(None)
-            continue
-        hold = sum(num(f["depart_ns"]) - num(f["arrive_ns"]) for f in (fr, fa))
-        faulted.append(num(fr["rule"]) >= 0 or num(fa["rule"]) >= 0)
-        truth.append(hold / div)
-    extra = {"oracle": "wire", "retransmits": d1 + d2, "divisor": div}
-    print(json.dumps(judge(samples, faulted, truth, extra), indent=1))
+    runs, dups, divs = [], 0, set()
+    for samples, qp, div, log in runs_of(a, a.wire):
+        rows = [r for r in load_table(log) if r.get("action") == "fwd"]
+        req, d1 = index_log(rows, qp["peer_qpn"], "ab")
+        ans, d2 = index_log(rows, qp["qpn"], "ba")
+        dups += d1 + d2
+        divs.add(div)
+        faulted, truth = [], []
+        for s in samples:
+            fr, fa = req.get(s["req_psn"]), ans.get(s["ans_psn"])
+            if fr is None or fa is None:
+                faulted.append(None)
+                truth.append(None)
+                continue
+            hold = sum(num(f["depart_ns"]) - num(f["arrive_ns"]) for f in (fr, fa))
+            faulted.append(num(fr["rule"]) >= 0 or num(fa["rule"]) >= 0)
+            truth.append(hold / div)
+        runs.append((samples, faulted, truth))
+    extra = {"oracle": "wire", "retransmits": dups, "divisor": sorted(divs)}
+    print(json.dumps(judge(runs, extra, WIRE_ERRORS), indent=1))
 
 
 def cmd_faultinj(a):
     """Oracle: the fault injector's log on the node that received the packets."""
-    samples = load_samples(a.samples)
-    qp, div = load_bd(a.bd)
-    rows = load_table(a.log, ["cpu", "start_ns", "end_ns", "psn", "dqpn", "opcode"])
-    # The responder receives the requests (to the responder's QP), the
-    # prober the answers (to its own QP).
-    if a.at == "responder":
-        inj, dups = index_log(rows, qp["peer_qpn"])
-        key = "req_psn"
-    else:
-        inj, dups = index_log(rows, qp["qpn"])
-        key = "ans_psn"
-    faulted, truth, cpus = [], [], {}
-    lo_psn = min(s[key] for s in samples)
-    for s in samples:
-        e = inj.get(s[key])
-        faulted.append(e is not None)
-        if e is None:
-            truth.append(0.0)
-            continue
-        truth.append((num(e["end_ns"]) - num(e["start_ns"])) / div)
-        cpus[e["cpu"]] = cpus.get(e["cpu"], 0) + 1
+    runs, dups, divs, cpus = [], 0, set(), {}
+    for samples, qp, div, log in runs_of(a, a.log):
+        rows = load_table(log, ["cpu", "start_ns", "end_ns", "psn", "dqpn", "opcode"])
+        # The responder receives the requests (to the responder's QP), the
+        # prober the answers (to its own QP).
+        if a.at == "responder":
+            inj, d = index_log(rows, qp["peer_qpn"])
+            key = "req_psn"
+        else:
+            inj, d = index_log(rows, qp["qpn"])
+            key = "ans_psn"
+        dups += d
+        divs.add(div)
+        faulted, truth = [], []
+        for s in samples:
+            e = inj.get(s[key])
+            faulted.append(e is not None)
+            if e is None:
+                truth.append(0.0)
+                continue
+            truth.append((num(e["end_ns"]) - num(e["start_ns"])) / div)
+            cpus[e["cpu"]] = cpus.get(e["cpu"], 0) + 1
+        runs.append((samples, faulted, truth))
     extra = {"oracle": "faultinj", "at": a.at, "cpus": cpus, "repeats": dups,
-             "divisor": div, "first_psn": lo_psn}
-    print(json.dumps(judge(samples, faulted, truth, extra), indent=1))
+             "divisor": sorted(divs)}
+    print(json.dumps(judge(runs, extra, FAULTINJ_ERRORS), indent=1))
 
 
 def psn_hash_bit(psn):
@@ -248,10 +291,11 @@ def psn_hash_bit(psn):
 
 def cmd_nofault(a):
     """No oracle: the psn=hash half of the samples against the rest, truth 0."""
-    samples = load_samples(a.samples)
-    faulted = [psn_hash_bit(s["req_psn"]) for s in samples]
-    truth = [0.0] * len(samples)
-    print(json.dumps(judge(samples, faulted, truth, {"oracle": "none"}), indent=1))
+    runs = []
+    for samples, _, _, _ in runs_of(a):
+        runs.append((samples, [psn_hash_bit(s["req_psn"]) for s in samples],
+                     [0.0] * len(samples)))
+    print(json.dumps(judge(runs, {"oracle": "none"}), indent=1))
 
 
 def main():
@@ -259,12 +303,14 @@ def main():
     sub = ap.add_subparsers(dest="cmd", required=True)
     for name in ("wire", "faultinj", "nofault"):
         p = sub.add_parser(name)
-        p.add_argument("--samples", required=True)
-        p.add_argument("--bd", required=True)
+        # repeatable: one run per --samples, in the same order as --bd and
+        # the oracle's logs; contrasts stay inside their run, then pool
+        p.add_argument("--samples", required=True, action="append")
+        p.add_argument("--bd", required=True, action="append")
         if name == "wire":
-            p.add_argument("--wire", required=True)
+            p.add_argument("--wire", required=True, action="append")
         if name == "faultinj":
-            p.add_argument("--log", required=True)
+            p.add_argument("--log", required=True, action="append")
             p.add_argument("--at", choices=("responder", "prober"), required=True)
     a = ap.parse_args()
     {"wire": cmd_wire, "faultinj": cmd_faultinj, "nofault": cmd_nofault}[a.cmd](a)
