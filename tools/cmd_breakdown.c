@@ -103,6 +103,8 @@ struct bd_ctx {
 	struct ls_err drain_err;
 	size_t cap;
 	size_t prerun_limit;		/* compact the pre-run records at this count */
+	/* CPUs that served a watched NIC IRQ since the start (drain thread) */
+	uint64_t nic_cpus[LS_CPUMASK_WORDS];
 	struct ls_bd_host local;
 	struct ls_bd_host peer;
 	bool have_peer;
@@ -371,7 +373,18 @@ static int keep_record(const struct ls_record *r, void *arg)
 	struct bd_ctx *x = arg;
 	struct ls_bd_host *h = &x->local;
 
-	if (r->cpu >= LS_MAX_CPUS || !(h->cpumask[r->cpu / 64] & (1ull << (r->cpu % 64))))
+	if (r->cpu >= LS_MAX_CPUS)
+		return 0;
+	/*
+	 * An IRQ moved during the run (irqbalance, an operator) takes its
+	 * softirq work to the new CPU: a CPU joins the relevant set with its
+	 * first record of a watched NIC IRQ, which precedes that IRQ's
+	 * softirq records in the CPU's ring.
+	 */
+	if (r->stage == LS_STAGE_HARDIRQ || r->stage == LS_STAGE_COMPLETION ||
+	    r->stage == LS_STAGE_IRQ_THREAD)
+		x->nic_cpus[r->cpu / 64] |= 1ull << (r->cpu % 64);
+	if (!((h->cpumask[r->cpu / 64] | x->nic_cpus[r->cpu / 64]) & (1ull << (r->cpu % 64))))
 		return 0;	/* not a CPU that serves the NIC or runs the probe */
 	if (!x->prerun_limit)
 		x->prerun_limit = BD_PRERUN_MAX;
@@ -438,7 +451,8 @@ static void first_ibdev(char *buf, size_t len)
 
 /*
  * Resolve the NIC (IRQs, netdev), the relevant CPUs (the IRQs' effective
- * affinity plus the probe CPU), open the backend and start draining. An
+ * affinity plus the probe CPU; keep_record() adds any CPU the IRQs move
+ * to during the run), open the backend and start draining. An
  * unusable backend with --backend auto leaves this host unmeasured.
  */
 static int bd_start(struct bd_ctx *x, struct ls_err *err)
@@ -534,6 +548,8 @@ static void bd_stop(struct bd_ctx *x)
 	x->th_running = false;
 	if (!x->drain_failed && x->ops->drain(x->b, keep_record, x, 0, &x->drain_err) < 0)
 		x->drain_failed = true;
+	for (int w = 0; w < LS_CPUMASK_WORDS; w++)
+		h->cpumask[w] |= x->nic_cpus[w];
 	if (x->ops->snapshot(x->b, &snap, &e) == 0) {
 		h->records = snap.records;
 		h->drops = snap.drops;

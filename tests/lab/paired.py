@@ -20,6 +20,8 @@ differences is the truth.
   paired.py wire     --samples S --bd BD --wire LOG           (the host wire)
   paired.py faultinj --samples S --bd BD --log LOG --at responder|prober
   paired.py nofault  --samples S --bd BD     (the psn=hash half vs the rest)
+  paired.py phases   --samples S --bd BD --wire LOG [--marker PORT]
+                     (blocks between a toggler's marker datagrams)
 
 Each option may repeat (one run per --samples, matched in order): the
 contrasts stay inside their run and are pooled, so a test can add runs
@@ -298,6 +300,79 @@ def cmd_nofault(a):
     print(json.dumps(judge(runs, {"oracle": "none"}), indent=1))
 
 
+def sign_p(k, n):
+    """Two-sided binomial sign-test p-value of k successes in n (p = 1/2)."""
+    if n == 0:
+        return 1.0
+    k = min(k, n - k)
+    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2.0 ** n
+    return min(1.0, 2 * tail)
+
+
+def cmd_phases(a):
+    """Oracle: the wire's log of the toggler's marker datagrams. A setting
+    switched on node1 is followed at once by one UDP datagram to port
+    MARKER + state; the wire logs it on the host clock in line with the
+    probe's own frames, so each sample falls between two markers with no
+    clock to align. Blocks of samples between markers (a guard before the
+    next marker, where the switch may already have happened) are compared
+    with their neighbours, in both orders: per pair, the ratio state 1 /
+    state 0 and the difference of their medians of PART and of the total
+    (the probe's own figure, which says what the setting really did)."""
+    samples = load_samples(a.samples[0])
+    qp, _ = load_bd(a.bd[0])
+    rows = load_table(a.wire[0])
+    marks = sorted((num(r["arrive_ns"]), num(r["dport"]) - a.marker) for r in rows
+                   if r.get("dir") == "ba" and a.marker <= num(r["dport"]) <= a.marker + 1)
+    fwd = [r for r in rows if r.get("action") == "fwd"]
+    req, _ = index_log(fwd, qp["peer_qpn"], "ab")
+    ans, _ = index_log(fwd, qp["qpn"], "ba")
+    guard = a.guard_ms * 1e6
+    blocks = [[] for _ in marks]
+    placed = 0
+    for s in samples:
+        fr, fa = req.get(s["req_psn"]), ans.get(s["ans_psn"])
+        if fr is None or fa is None:
+            continue
+        t0, t1 = num(fr["depart_ns"]), num(fa["arrive_ns"])
+        k = None
+        for i, (t, _) in enumerate(marks):
+            if t <= t0:
+                k = i
+        if k is None:
+            continue
+        nxt = marks[k + 1][0] if k + 1 < len(marks) else float("inf")
+        if t1 <= nxt - guard:
+            blocks[k].append(s)
+            placed += 1
+
+    def med(v):
+        v = sorted(v)
+        return v[len(v) // 2]
+
+    keys = PARTS
+    bm = [None if len(b) < a.min_block else
+          (marks[k][1], {p: med([x[p] for x in b]) for p in keys})
+          for k, b in enumerate(blocks)]
+    pairs = []           # (state 0 medians, state 1 medians) of adjacent blocks
+    for x, y in zip(bm, bm[1:]):
+        if x is None or y is None or x[0] == y[0]:
+            continue
+        pairs.append((x[1], y[1]) if x[0] == 0 else (y[1], x[1]))
+    rep = {"n": len(samples), "markers": len(marks), "placed": placed,
+           "blocks": sum(1 for m in bm if m is not None), "pairs": len(pairs),
+           "part": a.part}
+    for p in keys:
+        ratios = sorted(s1[p] / s0[p] for s0, s1 in pairs if s0[p] > 0)
+        diffs = sorted(s1[p] - s0[p] for s0, s1 in pairs)
+        up = sum(1 for r in ratios if r > 1)
+        rep[p] = {"median_ratio": ratios[len(ratios) // 2] if ratios else None,
+                  "median_diff_ns": diffs[len(diffs) // 2] if diffs else None,
+                  "state1_higher": up, "sign_p": sign_p(up, len(ratios)),
+                  "ratios": [round(r, 3) for r in ratios]}
+    print(json.dumps(rep, indent=1))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -312,8 +387,17 @@ def main():
         if name == "faultinj":
             p.add_argument("--log", required=True, action="append")
             p.add_argument("--at", choices=("responder", "prober"), required=True)
+    p = sub.add_parser("phases")
+    p.add_argument("--samples", required=True, action="append")
+    p.add_argument("--bd", required=True, action="append")
+    p.add_argument("--wire", required=True, action="append")
+    p.add_argument("--marker", type=int, default=40000, help="UDP port of state 0")
+    p.add_argument("--part", default="processing", choices=PARTS)
+    p.add_argument("--guard-ms", type=float, default=2.0)
+    p.add_argument("--min-block", type=int, default=10)
     a = ap.parse_args()
-    {"wire": cmd_wire, "faultinj": cmd_faultinj, "nofault": cmd_nofault}[a.cmd](a)
+    {"wire": cmd_wire, "faultinj": cmd_faultinj, "nofault": cmd_nofault,
+     "phases": cmd_phases}[a.cmd](a)
 
 
 if __name__ == "__main__":
