@@ -3,7 +3,8 @@
 # The two kernel backends against each other: latsplit.ko and the eBPF
 # programs attached at the same time to the same traffic (ping flood node0
 # -> node1) report equal per-IRQ per-CPU hardirq counts for node0's eth0
-# IRQs, and hardirq time sums within 20 %. Both windows start and end on a
+# IRQs, and hardirq time sums (each without its largest event: a host-side
+# stall can land between the two timestamps) within 20 %. Both windows start and end on a
 # quiet wire, so the counts match up to 2 per counter (a stray ARP/ND
 # packet at an edge).
 # Each backend's hardirq interval holds part of the other's probe cost (the

@@ -98,14 +98,17 @@ def cross(d, irqs, tol):
     bad, total = 0, 0
     cpus = sorted({key[0] for key in list(e) + list(k)})
     for irq in irqs:
-        es = ks = 0
+        es = ks = 0          # time sums, each without its largest event
         for cpu in cpus:
             ge = e.get((cpu, "hardirq", irq), {})
             gk = k.get((cpu, "hardirq", irq), {})
             ce, ck = ge.get("count", 0), gk.get("count", 0)
             total += ce
-            es += ge.get("sum_ns", 0)
-            ks += gk.get("sum_ns", 0)
+            # One event can hold a host-side stall of the emulated CPU
+            # between the two backends' timestamps (2.2 ms against 0.34 ms
+            # seen under host load): the largest of each is left out.
+            es += ge.get("sum_ns", 0) - (ge.get("max_ns") or 0)
+            ks += gk.get("sum_ns", 0) - (gk.get("max_ns") or 0)
             if ce or ck:
                 print("  irq %d cpu%d: p50 ebpf %s kmod %s, max ebpf %s kmod %s"
                       % (irq, cpu, ge.get("p50_ns"), gk.get("p50_ns"),
@@ -119,7 +122,7 @@ def cross(d, irqs, tol):
             # tol None: the ratio is reported, not judged (see cross-backends.sh)
             ok = tol is None or 1 - tol <= ratio <= 1 + tol
             bad += not ok
-            print("hardirq irq %d time: ebpf %d ns, kmod %d ns, ratio %.3f%s"
+            print("hardirq irq %d time without the largest event: ebpf %d ns, kmod %d ns, ratio %.3f%s"
                   % (irq, es, ks, ratio, "" if ok else "  <-- beyond %d %%" % round(100 * tol)))
     if total < 1000:
         print("only %d hardirqs seen (< 1000): cannot judge" % total)
