@@ -164,7 +164,7 @@ FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(FUZZ_SRCS))
 FUZZ_LIB_OBJS := $(patsubst tools/%.c,$(B)/fuzz/tools/%.o,$(filter-out tools/latsplit.c,$(TOOL_SRCS)))
 FUZZ_CFLAGS := -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer -std=gnu11 -D_GNU_SOURCE -I$(CURDIR) -I$(B)/ebpf
-FUZZ_SHORT_SECS ?= 20
+FUZZ_SHORT_SECS ?= 10
 FUZZ_SECS ?= 600
 
 .PHONY: fuzz-short fuzz-build doc install install-bin install-man install-dkms uninstall

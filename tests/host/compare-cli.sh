@@ -69,21 +69,21 @@ expect_rc "unknown option: usage error" 2 "unknown option '--frobnicate'" $C --f
 expect_rc "--alpha out of range: usage error" 2 "--alpha" $C --alpha 2 "$T/a.json" "$T/a.json"
 expect_rc "--help: exit 0 with the option list" 0 "--max-regress PCT" $C --help
 
-# A/A: 60 independent pairs of documents drawn from one distribution.
+# A/A: 40 independent pairs of documents drawn from one distribution.
 # 3 distributions x 2 tests each, Holm at family-wise alpha 0.05: expected
-# at most 3 of 60 comparisons flag anything; allow 3 + 4 sd (binomial) = 10.
+# at most 2 of 40 comparisons flag anything; allow 2 + 4 sd (binomial) = 7.
 fp=0 bad_rc=0
-for i in $(seq 1 60); do
+for i in $(seq 1 40); do
 	gen "$T/x.json" $((1000 + 2 * i)) 1.0
 	gen "$T/y.json" $((1001 + 2 * i)) 1.0
 	out=$($C --alpha 0.05 --max-regress 0 "$T/x.json" "$T/y.json" 2>&1); rc=$?
 	[ "$rc" = 0 ] || [ "$rc" = 1 ] || bad_rc=$((bad_rc + 1))
 	grep -qE ' (slower|faster|mixed)' <<<"$out" && fp=$((fp + 1))
 done
-diag "A/A: $fp of 60 comparisons flagged a significant change at family-wise alpha 0.05"
+diag "A/A: $fp of 40 comparisons flagged a significant change at family-wise alpha 0.05"
 [ "$bad_rc" = 0 ] && ok "A/A: every comparison ran (exit 0 or 1)" || not_ok "A/A exit codes" "$bad_rc runs exited with neither 0 nor 1"
-[ "$fp" -le 10 ] && ok "A/A: false positives ($fp/60) within the alpha-0.05 bound (10)" ||
-	not_ok "A/A false positives" "$fp of 60 comparisons flagged, bound 10"
+[ "$fp" -le 7 ] && ok "A/A: false positives ($fp/40) within the alpha-0.05 bound (7)" ||
+	not_ok "A/A false positives" "$fp of 40 comparisons flagged, bound 7"
 expect_rc "A/A of two runs: no significant change, exit 0 with --max-regress 0" 0 \
 	"parts.processing .* no significant change" $C --max-regress 0 "$T/a.json" "$T/a2.json"
 

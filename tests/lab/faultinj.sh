@@ -13,8 +13,9 @@
 # and change nothing; the module unloads while traffic flows, after log
 # readers ran against it; node1's dmesg stays clean. The typical latency
 # with a 1 ms wait on every request vs none (same boot) is printed as a
-# diagnostic only.
-# lab-kernels: 6.1 6.12 6.1-rt
+# diagnostic only. Built for all three lab kernels (make faultinj-all);
+# tested here on 6.1 and 6.12 (the suite's time budget), used on 6.1.
+# lab-kernels: 6.1 6.12
 # lab-smp: 1
 . "$(dirname "$0")/../lib.sh"
 
@@ -263,7 +264,8 @@ diag "typical one-way: off $typ_off us, 1 ms on every request at node1 $typ_1ms 
 # --- rmmod while traffic flows (after log/stats readers ran against it) -------
 check "arm: delay_ns=100000 (every RoCE packet)" fi_cfg "delay_ns=100000"
 fi_reset
-lat 10000 > "$W/long.out" 2>&1 &
+# Traffic that outlasts any reader: stopped below, after the unload.
+lat 10000000 > "$W/long.out" 2>&1 &
 lat_pid=$!
 for _ in $(seq 150); do
 	read -r seen matched injected ns <<< "$(fi_total)"
@@ -276,11 +278,18 @@ check "read log and stats 20 times while armed under traffic" \
 mid=$(fi_total)
 check "rmmod ls_faultinj while traffic flows (seen/matched/injected/ns so far: $mid)" \
 	lab_exec 1 "rmmod ls_faultinj && ! grep -q '^ls_faultinj ' /proc/modules"
-if lab_exec 0 "pgrep -x ib_write_lat" >/dev/null; then
-	ok "traffic was still flowing after the unload"
+# rcvd: RoCE packets node1's rxe0 has received (its own counter).
+rcvd() { lab_exec 1 "cat /sys/class/infiniband/rxe0/ports/1/hw_counters/rcvd_pkts"; }
+r0=$(rcvd)
+sleep 1
+r1=$(rcvd)
+if lab_exec 0 "pgrep -x ib_write_lat" >/dev/null && [ "${r1:-0}" -gt $(( ${r0:-0} + 10 )) ]; then
+	ok "traffic kept flowing after the unload (node1 received $((r1 - r0)) RoCE packets in the next second)"
 else
-	not_ok "traffic was still flowing after the unload" "ib_write_lat had already finished: raise its -n"
+	not_ok "traffic kept flowing after the unload" "ib_write_lat running: $(lab_exec 0 "pgrep -x ib_write_lat" >/dev/null && echo yes || echo no); rcvd_pkts $r0 -> $r1" "$(cat "$W/long.out")"
 fi
-if wait $lat_pid; then ok "ib_write_lat -n 10000 completed across the unload ($(cat "$W/long.out") us typical)"; else not_ok "ib_write_lat -n 10000 completed across the unload" "$(cat "$W/long.out")"; fi
+lab_exec 0 "pkill -x ib_write_lat" >/dev/null 2>&1
+lab_exec 1 "pkill -x ib_write_lat" >/dev/null 2>&1
+wait $lat_pid 2>/dev/null
 if out=$(dmesg_clean 1); then ok "node1: dmesg has no WARNING/BUG/Oops/lockdep"; else not_ok "node1: dmesg has no WARNING/BUG/Oops/lockdep" "$out"; fi
 done_testing

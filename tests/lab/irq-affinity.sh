@@ -29,7 +29,7 @@ plan_none
 
 B=$LS_BIN
 N=${IRQ_E2E_ITERS:-300}
-NALT=${IRQ_E2E_ALT_ITERS:-3000}
+NALT=${IRQ_E2E_ALT_ITERS:-2000}
 TOGGLE_S=${IRQ_E2E_TOGGLE_S:-0.3}
 SH=$(lab_shared)
 W=$SH/irq-e2e.$$
