@@ -50,7 +50,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(UNIT_SRCS))
 KSFT_DIR := $(B)/ksft
 KSFT_HDRS := $(KSFT_DIR)/kselftest_harness.h $(KSFT_DIR)/kselftest.h
 
-.PHONY: all deps kmod modules-all ebpf tools unit check demo bench fuzz doc clean install lab faultinj-all
+.PHONY: all deps kmod modules-all ebpf tools unit check demo bench fuzz doc clean install lab faultinj-all need-krels
 all: deps
 	@$(MAKE) --no-print-directory kmod ebpf tools lab
 
@@ -66,17 +66,20 @@ define kmod_build
 	@cp -p Kbuild $(B)/kmod/$(1)/
 	@cp -pr kmod $(B)/kmod/$(1)/
 	@cp -pr include/uapi $(B)/kmod/$(1)/include/
-	$(MAKE) -C $(2) M=$(B)/kmod/$(1) W=1 modules
+	+$(MAKE) -C $(2) M=$(B)/kmod/$(1) W=1 modules
 endef
 
 kmod:
 	$(call kmod_build,$(KREL),$(KDIR))
 
-modules-all:
+# One target per kernel, so that `make -j` builds them side by side.
+modules-all: need-krels $(addprefix kmod-for-,$(KRELS_ALL))
+
+kmod-for-%:
+	$(call kmod_build,$*,/lib/modules/$*/build)
+
+need-krels:
 	@test -n "$(strip $(KRELS_ALL))" || { echo "no lab kernels installed: run 'make deps'" >&2; exit 1; }
-	@for k in $(KRELS_ALL); do \
-		$(MAKE) --no-print-directory kmod KVER=$$k KDIR=/lib/modules/$$k/build || exit 1; \
-	done
 
 # ---- lab: the host-side wire and the in-guest fault injector -------------
 # labwire forwards the two guests' Ethernet frames (tools/lab/labwire.c);
@@ -88,14 +91,13 @@ $(B)/lab/labwire: tools/lab/labwire.c tools/lab/roce_bth.h
 
 lab: $(B)/lab/labwire
 
-faultinj-all:
-	@test -n "$(strip $(KRELS_ALL))" || { echo "no lab kernels installed: run 'make deps'" >&2; exit 1; }
-	@for k in $(KRELS_ALL); do \
-		test -d /lib/modules/$$k/build || { echo "no kernel build tree for '$$k': run 'make deps' (linux-headers)" >&2; exit 1; }; \
-		mkdir -p $(B)/faultinj/$$k && \
-		cp -p tests/lab/faultinj/Kbuild tests/lab/faultinj/*.c tools/lab/roce_bth.h $(B)/faultinj/$$k/ && \
-		$(MAKE) -C /lib/modules/$$k/build M=$(B)/faultinj/$$k W=1 modules || exit 1; \
-	done
+faultinj-all: need-krels $(addprefix faultinj-for-,$(KRELS_ALL))
+
+faultinj-for-%:
+	@test -d /lib/modules/$*/build || { echo "no kernel build tree for '$*': run 'make deps' (linux-headers)" >&2; exit 1; }
+	@mkdir -p $(B)/faultinj/$*
+	@cp -p tests/lab/faultinj/Kbuild tests/lab/faultinj/*.c tools/lab/roce_bth.h $(B)/faultinj/$*/
+	+$(MAKE) -C /lib/modules/$*/build M=$(B)/faultinj/$* W=1 modules
 
 # ---- eBPF ----------------------------------------------------------------
 $(B)/vmlinux.h:
@@ -139,7 +141,7 @@ $(B)/tests/unit/%: tests/unit/%.c $(LIB_OBJS) $(KSFT_HDRS)
 unit: $(UNIT_BINS)
 
 check: deps
-	@$(MAKE) --no-print-directory modules-all faultinj-all ebpf tools lab unit
+	@$(MAKE) --no-print-directory -j$(shell nproc) modules-all faultinj-all ebpf tools lab unit
 	@bash tests/run.sh
 
 demo: all

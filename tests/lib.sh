@@ -59,6 +59,13 @@ lab_exec_t() { local t=$1 n=$2; shift 2; "$LS_LAB" exec --name "${LAB_NAME:?}" -
 lab_bg() { local n=$1; shift; "$LS_LAB" exec --name "${LAB_NAME:?}" --background "$n" -- "$*"; }
 # lab_shared: a directory both the host and the guests see read-write.
 lab_shared() { "$LS_LAB" shared --name "${LAB_NAME:?}"; }
+# lab_primary: true on the suite's primary kernel (6.1, or LS_KVER_SHORT
+# unset), where robustness loops and diagnostics run in full; the other
+# kernels run the same code paths in a shorter form. LS_LAB_FULL=1: full
+# everywhere.
+lab_primary() { [ "${LS_LAB_FULL:-0}" = 1 ] || [ "${LS_KVER_SHORT:-6.1}" = 6.1 ]; }
+# lab_reps FULL SHORT: FULL when lab_primary, SHORT otherwise.
+lab_reps() { if lab_primary; then echo "$1"; else echo "$2"; fi; }
 # lab_kver: the running guest kernel release.
 lab_kver() { "$LS_LAB" info --name "${LAB_NAME:?}" kver; }
 
