@@ -486,8 +486,9 @@ static void ls_tp_rx_skb(void *data, struct sk_buff *skb)
 
 	if (!cfg || !cfg->ring_kib || !ls_roce_bth(skb, &qpn, &aux))
 		return;
-	now = ktime_get_ns();
+	/* Stamp with IRQs off: a hardirq's record may not slip in before it. */
 	local_irq_save(fl);
+	now = ktime_get_ns();
 	ls_emit_record(this_cpu_ptr(ls_pcpu), LS_STAGE_RX_PKT, now, now, qpn,
 		       aux, 0);
 	local_irq_restore(fl);

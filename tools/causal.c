@@ -172,7 +172,8 @@ static long long packet_sample(const struct ls_causal_in *in, const struct ls_re
 }
 
 /* Append a link, growing the array. */
-static int add_link(struct ls_causal_out *out, size_t *cap, size_t rec, size_t sample)
+static int add_link(struct ls_causal_out *out, size_t *cap, size_t rec, size_t sample,
+		    uint64_t from, uint64_t to)
 {
 	if (out->nlink == *cap) {
 		size_t nc = *cap ? 2 * *cap : 256;
@@ -183,7 +184,7 @@ static int add_link(struct ls_causal_out *out, size_t *cap, size_t rec, size_t s
 		out->link = v;
 		*cap = nc;
 	}
-	out->link[out->nlink++] = (struct ls_causal_link){ rec, sample };
+	out->link[out->nlink++] = (struct ls_causal_link){ rec, sample, from, to };
 	return 0;
 }
 
@@ -205,7 +206,7 @@ int ls_causal_link(const struct ls_causal_in *in, struct ls_causal_out *out,
 	}
 	for (size_t p = 0; p < in->nrec; p++) {
 		const struct ls_record *pk = &in->rec[p];
-		uint64_t t = pk->start_ns, chain = t;
+		uint64_t t = pk->start_ns, chain = t, comp = UINT64_MAX, poll = UINT64_MAX;
 		size_t first, last;
 		long long s;
 
@@ -217,21 +218,32 @@ int ls_causal_link(const struct ls_causal_in *in, struct ls_causal_out *out,
 			continue;
 		out->matched++;
 		hit[s] = 1;
-		/* the chain starts where the earliest record containing t starts */
+		/*
+		 * The chain starts at the interrupt that led to the packet's
+		 * poll: the COMPLETION containing t, else the NAPI poll.
+		 */
 		overlap_range(&ix, pk->cpu, t, t, &first, &last);
 		for (size_t k = first; k < last; k++) {
 			const struct ls_record *r = &in->rec[ix.idx[k]];
 
-			if (r->end_ns >= t && r->start_ns < chain)
-				chain = r->start_ns;
+			if (r->end_ns < t)
+				continue;
+			if (r->stage == LS_STAGE_COMPLETION && r->start_ns < comp)
+				comp = r->start_ns;
+			if (r->stage == LS_STAGE_NAPI_POLL && r->start_ns < poll)
+				poll = r->start_ns;
 		}
+		if (comp != UINT64_MAX)
+			chain = comp;
+		else if (poll != UINT64_MAX)
+			chain = poll;
 		overlap_range(&ix, pk->cpu, chain, in->seen[s], &first, &last);
 		for (size_t k = first; k < last; k++) {
 			size_t ri = ix.idx[k];
 
 			if (in->rec[ri].end_ns < chain)
 				continue;
-			if (add_link(out, &cap, ri, (size_t)s)) {
+			if (add_link(out, &cap, ri, (size_t)s, chain, in->seen[s])) {
 				ret = ls_errnof(err, ENOMEM, "causal attribution: %zu links",
 						out->nlink);
 				goto out;
@@ -243,9 +255,19 @@ int ls_causal_link(const struct ls_causal_in *in, struct ls_causal_out *out,
 	if (out->nlink) {
 		size_t u = 1;
 
-		for (size_t k = 1; k < out->nlink; k++)
-			if (link_cmp(&out->link[k], &out->link[u - 1]))
-				out->link[u++] = out->link[k];
+		for (size_t k = 1; k < out->nlink; k++) {
+			struct ls_causal_link *p = &out->link[u - 1], *q = &out->link[k];
+
+			if (link_cmp(q, p)) {
+				out->link[u++] = *q;
+				continue;
+			}
+			/* the same record on the same sample's path: one span */
+			if (q->from < p->from)
+				p->from = q->from;
+			if (q->to > p->to)
+				p->to = q->to;
+		}
 		out->nlink = u;
 	}
 	for (size_t i = 0; i < in->n; i++)

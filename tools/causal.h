@@ -6,14 +6,17 @@
  * The kernel backends record every RoCEv2 packet that enters a host's
  * stack as an RX_PKT instant (CPU, time, destination QP, PSN, opcode). The
  * probe knows its QPs and each sample's PSNs, so each of the host's probe
- * packets names its sample. A packet that entered on CPU c at t was carried
- * by the receive-path records on c that contain t (hard IRQ, COMPLETION,
- * softirq wait and run, NAPI poll); its chain starts where the earliest of
- * them starts. From there until the host's application saw the message,
- * the receive-path work on c is on that sample's path (with Soft-RoCE the
- * packet's own processing follows on c, in a tasklet, after the poll).
- * Receive-path work anywhere else is concurrent: it overlapped the sample
- * but did not carry it.
+ * packets names its sample. A packet that entered on CPU c at t was
+ * carried by the receive-path records on c that contain t; its chain
+ * starts at the NIC interrupt that led to its poll (the start of the
+ * COMPLETION containing t; without one, of the NAPI poll, else t). From
+ * there until the host's application saw the message, the receive-path
+ * work on c is on that sample's path, clipped to that span: before the
+ * interrupt the packet was not there yet, after "seen" the host had moved
+ * on (with Soft-RoCE the packet's own processing follows on c after
+ * netif_receive_skb, inside the poll or in a tasklet). Receive-path work
+ * anywhere else is concurrent: it overlapped the sample but did not carry
+ * it.
  */
 #ifndef LS_CAUSAL_H
 #define LS_CAUSAL_H
@@ -40,14 +43,16 @@ struct ls_causal_in {
 					 * answers, or READ responses) */
 };
 
-/* Record rec is on sample's path. */
+/* Record rec is on sample's path from `from` to `to` (its own clock). */
 struct ls_causal_link {
 	size_t rec;
 	size_t sample;
+	uint64_t from, to;
 };
 
 struct ls_causal_out {
-	struct ls_causal_link *link;	/* sorted by rec, then sample; unique */
+	struct ls_causal_link *link;	/* sorted by rec, then sample; one per pair,
+					 * its span the union of its packets' */
 	size_t nlink;
 	uint8_t *linked;		/* [nrec]: 1 when rec is in some link */
 	size_t packets;			/* RX_PKT records */

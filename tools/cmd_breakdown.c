@@ -1176,8 +1176,20 @@ static int host_sets(struct bd_an *a, int hi, const struct ls_bd_host *h,
 		} else if (ls_stage_rx_path(r.stage)) {
 			while (l < co.nlink && co.link[l].rec < i)
 				l++;
-			for (; l < co.nlink && co.link[l].rec == i && !ret; l++)
-				ret = sets_ent(S, &r, (long long)co.link[l].sample);
+			for (; l < co.nlink && co.link[l].rec == i && !ret; l++) {
+				/* only the part on the sample's path: its span, clipped */
+				const struct ls_causal_link *k = &co.link[l];
+				struct ls_record c = r;
+				int64_t from = (int64_t)k->from - shift;
+				int64_t to = (int64_t)k->to - shift;
+
+				if ((int64_t)c.start_ns < from)
+					c.start_ns = from > 0 ? (uint64_t)from : 0;
+				if ((int64_t)c.end_ns > to)
+					c.end_ns = to > 0 ? (uint64_t)to : 0;
+				if (c.end_ns > c.start_ns)
+					ret = sets_ent(S, &c, (long long)k->sample);
+			}
 		}
 	}
 	ls_causal_free(&co);

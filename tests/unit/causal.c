@@ -126,6 +126,48 @@ TEST(chain_runs_from_its_irq_to_seen)
 	EXPECT_TRUE(linked_to(&o, 3, 0));
 	EXPECT_TRUE(linked_to(&o, 5, 0));
 	EXPECT_FALSE(o.linked[6]);
+	/* every link's span: from the chain's interrupt to "seen" */
+	for (size_t k = 0; k < o.nlink; k++) {
+		EXPECT_EQ(1000, o.link[k].from);
+		EXPECT_EQ(1600, o.link[k].to);
+	}
+	ls_causal_free(&o);
+}
+
+/*
+ * A poll that was already running when the packet's interrupt came (the
+ * emulator stretched it, or it polled earlier traffic) is on the path only
+ * from that interrupt; a record containing the packet without any
+ * COMPLETION starts the chain at the poll; no poll: at the packet.
+ */
+TEST(chain_starts_at_the_interrupt)
+{
+	struct ls_record r[] = {
+		rec(100, 2000, 0, LS_STAGE_SOFTIRQ_RUN),	/* 0: long run */
+		rec(110, 2000, 0, LS_STAGE_NAPI_POLL),		/* 1: long poll */
+		rec(1500, 1900, 0, LS_STAGE_COMPLETION),	/* 2: the packet's IRQ at 1500 */
+		pkt(1800, 0, QPN, 3, OP_WRITE),			/* 3: s0 */
+		rec(5000, 6000, 1, LS_STAGE_NAPI_POLL),		/* 4 */
+		pkt(5500, 1, QPN, 4, OP_WRITE),			/* 5: s1, no COMPLETION */
+		pkt(8000, 0, QPN, 5, OP_WRITE),			/* 6: s2, no record */
+	};
+	uint64_t seen[] = { 2500, 5700, 8100 };
+	struct ls_causal_in in = { .rec = r, .nrec = 7, .n = 3, .seen = seen, .qpn = QPN,
+				   .psn0 = 3, .pkts = 1, .requests = false };
+	struct ls_causal_out o;
+	struct ls_err e;
+
+	ASSERT_EQ(0, ls_causal_link(&in, &o, &e));
+	EXPECT_EQ(3, o.samples);
+	ASSERT_EQ(4, o.nlink);		/* 0, 1, 2 for s0; 4 for s1 */
+	for (size_t k = 0; k < 3; k++) {
+		EXPECT_EQ(0, o.link[k].sample);
+		EXPECT_EQ(1500, o.link[k].from);
+		EXPECT_EQ(2500, o.link[k].to);
+	}
+	EXPECT_EQ(4, o.link[3].rec);
+	EXPECT_EQ(5000, o.link[3].from);
+	EXPECT_EQ(5700, o.link[3].to);
 	ls_causal_free(&o);
 }
 
