@@ -15,6 +15,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+#include <bpf/bpf_endian.h>
 
 #include "include/uapi/latsplit.h"
 #include "ebpf/latsplit_bpf.h"
@@ -148,6 +149,32 @@ static __always_inline __u32 hist_index(__u32 slot)
 	return 3 * nr_irqs + (slot - LS_SLOT_SOFTIRQ_WAIT);
 }
 
+/* Put one record into the ring when records are on. */
+static __always_inline void emit_record(__u32 stage, __u32 id, __u64 start,
+					__u64 end, __u32 aux, __u16 flags,
+					__u32 cpu)
+{
+	struct ls_record *r;
+
+	if (!records_on)
+		return;
+	r = bpf_ringbuf_reserve(&records, sizeof(*r), 0);
+	if (!r) {
+		count(LS_EBPF_CNT_DROPS);
+		return;
+	}
+	r->start_ns = start;
+	r->end_ns = end;
+	r->cpu = cpu;
+	r->stage = stage;
+	r->flags = flags;
+	r->id = id;
+	r->aux = aux;
+	bpf_ringbuf_submit(r, bpf_ringbuf_query(&records, BPF_RB_AVAIL_DATA) >= wake_bytes ?
+			   BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
+	count(LS_EBPF_CNT_RECORDS);
+}
+
 /*
  * Account one stage instance: histogram slot on this CPU, and a record if
  * records are on. Counts and sums use atomic adds because a hardirq program
@@ -175,25 +202,7 @@ static __always_inline void account(__u32 slot, __u32 stage, __u32 id,
 		if (b < LS_HIST_NR_BUCKETS)
 			__sync_fetch_and_add(&h->buckets[b], 1);
 	}
-	if (records_on) {
-		struct ls_record *r;
-
-		r = bpf_ringbuf_reserve(&records, sizeof(*r), 0);
-		if (!r) {
-			count(LS_EBPF_CNT_DROPS);
-			return;
-		}
-		r->start_ns = start;
-		r->end_ns = end;
-		r->cpu = cpu;
-		r->stage = stage;
-		r->flags = flags;
-		r->id = id;
-		r->aux = aux;
-		bpf_ringbuf_submit(r, bpf_ringbuf_query(&records, BPF_RB_AVAIL_DATA) >= wake_bytes ?
-				   BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
-		count(LS_EBPF_CNT_RECORDS);
-	}
+	emit_record(stage, id, start, end, aux, flags, cpu);
 }
 
 /* This CPU's tracing state. */
@@ -551,6 +560,62 @@ static __always_inline int on_waking(struct task_struct *p)
 	return 0;
 }
 
+#define LS_ETH_P_IP	0x0800
+#define LS_ETH_P_IPV6	0x86DD
+#define LS_IPPROTO_UDP	17
+
+/*
+ * netif_receive_skb: a RoCEv2 packet (UDP 4791, unfragmented IPv4 or IPv6
+ * without extension headers, headers in the linear part) enters the stack
+ * on this CPU: an RX_PKT record with its BTH destination QP and PSN |
+ * opcode << 24, which ties the receive path's records to the sample the
+ * packet belongs to. skb->data is at the network header there.
+ */
+static __always_inline int on_rx_skb(struct sk_buff *skb)
+{
+	__u8 ip[20], udp_bth[20];
+	unsigned char *data;
+	__u32 head, off;
+	__u16 proto;
+	__u64 now;
+
+	if (!records_on)
+		return 0;
+	proto = bpf_ntohs(BPF_CORE_READ(skb, protocol));
+	data = BPF_CORE_READ(skb, data);
+	head = BPF_CORE_READ(skb, len) - BPF_CORE_READ(skb, data_len);
+	if (proto == LS_ETH_P_IP) {
+		if (head < sizeof(ip) || bpf_probe_read_kernel(ip, sizeof(ip), data))
+			return 0;
+		/* version 4, ihl >= 5, UDP, neither MF nor a fragment offset */
+		if ((ip[0] >> 4) != 4 || (ip[0] & 15) < 5 || ip[9] != LS_IPPROTO_UDP ||
+		    ((ip[6] & 0x3f) | ip[7]))
+			return 0;
+		off = (ip[0] & 15) * 4;
+	} else if (proto == LS_ETH_P_IPV6) {
+		if (head < 40 || bpf_probe_read_kernel(ip, 8, data) ||
+		    ip[6] != LS_IPPROTO_UDP)
+			return 0;
+		off = 40;
+	} else {
+		return 0;
+	}
+	if (head < off + sizeof(udp_bth) ||
+	    bpf_probe_read_kernel(udp_bth, sizeof(udp_bth), data + off))
+		return 0;
+	/* UDP destination port (bytes 2-3), then the BTH at byte 8 */
+	if (((__u32)udp_bth[2] << 8 | udp_bth[3]) != LS_ROCE_UDP_PORT)
+		return 0;
+	now = bpf_ktime_get_ns();
+	emit_record(LS_STAGE_RX_PKT,
+		    (__u32)udp_bth[13] << 16 | (__u32)udp_bth[14] << 8 | udp_bth[15],
+		    now, now,
+		    LS_RX_AUX((__u32)udp_bth[17] << 16 | (__u32)udp_bth[18] << 8 | udp_bth[19],
+			      udp_bth[8]),
+		    0, bpf_get_smp_processor_id());
+	return 0;
+}
+
 /* tp_btf programs (BTF-typed arguments). */
 SEC("tp_btf/irq_handler_entry")
 int BPF_PROG(btf_irq_entry, int irq, struct irqaction *action)
@@ -607,6 +672,12 @@ int BPF_PROG(btf_sched_waking, struct task_struct *p)
 	return on_waking(p);
 }
 
+SEC("tp_btf/netif_receive_skb")
+int BPF_PROG(btf_rx_skb, struct sk_buff *skb)
+{
+	return on_rx_skb(skb);
+}
+
 /* raw_tp fallbacks: same bodies, untyped u64 arguments. */
 SEC("raw_tp/irq_handler_entry")
 int BPF_PROG(raw_irq_entry, int irq, struct irqaction *action)
@@ -661,6 +732,12 @@ SEC("raw_tp/sched_waking")
 int BPF_PROG(raw_sched_waking, struct task_struct *p)
 {
 	return on_waking(p);
+}
+
+SEC("raw_tp/netif_receive_skb")
+int BPF_PROG(raw_rx_skb, struct sk_buff *skb)
+{
+	return on_rx_skb(skb);
 }
 
 /* RDMA completion event being queued: WAKEUP's start for whom it wakes. */

@@ -108,6 +108,8 @@ void ls_wakeup_hook_exit(void);
 /* latsplit_ring.c */
 void ls_emit(struct ls_pcpu *pc, u32 slot, u16 stage, u64 start, u64 end,
 	     u32 id, u32 aux, u16 flags);
+void ls_emit_record(struct ls_pcpu *pc, u16 stage, u64 start, u64 end,
+		    u32 id, u32 aux, u16 flags);
 int ls_rings_alloc(struct ls_ring **rings, u32 kib);
 void ls_rings_free(struct ls_ring **rings);
 void ls_rings_install(struct ls_ring **rings);

@@ -189,6 +189,7 @@ static const char *const ls_stage_names[LS_NR_STAGES] = {
 	[LS_STAGE_INTERFERENCE] = "interference",
 	[LS_STAGE_PREEMPT] = "preempt",
 	[LS_STAGE_IRQ_THREAD] = "irq_thread",
+	[LS_STAGE_RX_PKT] = "rx_pkt",
 };
 
 /* Stage and id of a slot (IRQ slots name the IRQ from the watched list). */

@@ -13,6 +13,8 @@
  * a task is woken on one CPU and runs on another: they use atomic64.
  */
 #include <linux/interrupt.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/irqreturn.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
@@ -22,9 +24,12 @@
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/tracepoint.h>
+#include <linux/udp.h>
+#include <net/ip.h>
 
 #include <trace/events/irq.h>
 #include <trace/events/napi.h>
+#include <trace/events/net.h>
 #include <trace/events/sched.h>
 
 #include "latsplit.h"
@@ -425,6 +430,70 @@ static void ls_tp_sched_wakeup(void *data, struct task_struct *p)
 			 ls_preempt_mark(ktime_get_ns(), false));
 }
 
+/*
+ * The RoCEv2 BTH fields of a received packet (skb->data at the network
+ * header, as at netif_receive_skb): destination QP and PSN | opcode << 24.
+ * Unfragmented IPv4 or IPv6 without extension headers, UDP to port 4791;
+ * false for anything else.
+ */
+static bool ls_roce_bth(struct sk_buff *skb, u32 *qpn, u32 *aux)
+{
+	u8 _b[12], *b;
+	unsigned int off;
+	struct udphdr _uh, *uh;
+
+	if (skb->protocol == htons(ETH_P_IP)) {
+		struct iphdr _iph, *iph;
+
+		iph = skb_header_pointer(skb, 0, sizeof(_iph), &_iph);
+		if (!iph || iph->version != 4 || iph->ihl < 5 ||
+		    iph->protocol != IPPROTO_UDP ||
+		    (iph->frag_off & htons(IP_MF | IP_OFFSET)))
+			return false;
+		off = iph->ihl * 4;
+	} else if (skb->protocol == htons(ETH_P_IPV6)) {
+		struct ipv6hdr _ip6, *ip6;
+
+		ip6 = skb_header_pointer(skb, 0, sizeof(_ip6), &_ip6);
+		if (!ip6 || ip6->nexthdr != IPPROTO_UDP)
+			return false;
+		off = sizeof(*ip6);
+	} else {
+		return false;
+	}
+	uh = skb_header_pointer(skb, off, sizeof(_uh), &_uh);
+	if (!uh || uh->dest != htons(LS_ROCE_UDP_PORT))
+		return false;
+	b = skb_header_pointer(skb, off + sizeof(_uh), sizeof(_b), _b);
+	if (!b)
+		return false;
+	*qpn = (u32)b[5] << 16 | (u32)b[6] << 8 | b[7];
+	*aux = LS_RX_AUX((u32)b[9] << 16 | (u32)b[10] << 8 | b[11], b[0]);
+	return true;
+}
+
+/*
+ * netif_receive_skb: a RoCEv2 packet enters the stack on this CPU. Its
+ * RX_PKT record ties the receive path's records on this CPU to the probe
+ * sample the packet belongs to. Records only: no histogram.
+ */
+static void ls_tp_rx_skb(void *data, struct sk_buff *skb)
+{
+	const struct ls_cfg *cfg = rcu_dereference_sched(ls_active);
+	unsigned long fl;
+	u32 qpn, aux;
+	u64 now;
+
+	if (!cfg || !cfg->ring_kib || !ls_roce_bth(skb, &qpn, &aux))
+		return;
+	/* Stamp with IRQs off: a hardirq's record may not slip in before it. */
+	local_irq_save(fl);
+	now = ktime_get_ns();
+	ls_emit_record(this_cpu_ptr(ls_pcpu), LS_STAGE_RX_PKT, now, now, qpn,
+		       aux, 0);
+	local_irq_restore(fl);
+}
+
 /* Compile-time checks that each probe matches its tracepoint's prototype. */
 static void __maybe_unused ls_probe_prototype_checks(void)
 {
@@ -437,6 +506,7 @@ static void __maybe_unused ls_probe_prototype_checks(void)
 	check_trace_callback_type_sched_switch(ls_tp_sched_switch);
 	check_trace_callback_type_sched_waking(ls_tp_sched_waking);
 	check_trace_callback_type_sched_wakeup(ls_tp_sched_wakeup);
+	check_trace_callback_type_netif_receive_skb(ls_tp_rx_skb);
 }
 
 struct ls_tp {
@@ -456,6 +526,7 @@ static struct ls_tp ls_tps[] = {
 	{ .name = "sched_switch",	.probe = ls_tp_sched_switch },
 	{ .name = "sched_waking",	.probe = ls_tp_sched_waking },
 	{ .name = "sched_wakeup",	.probe = ls_tp_sched_wakeup },
+	{ .name = "netif_receive_skb",	.probe = ls_tp_rx_skb },
 };
 
 /* for_each_kernel_tracepoint() callback: remember the ones we probe. */

@@ -33,24 +33,13 @@ static DEFINE_MUTEX(ls_read_mutex);
 /* CPU the next drain starts with, so no CPU's ring starves. */
 static unsigned int ls_read_next_cpu;
 
-/* Account one stage instance in its histogram and, if on, the ring. IRQs off. */
-void ls_emit(struct ls_pcpu *pc, u32 slot, u16 stage, u64 start, u64 end,
-	     u32 id, u32 aux, u16 flags)
+/* Put one record into this CPU's ring, if records are on. IRQs off. */
+void ls_emit_record(struct ls_pcpu *pc, u16 stage, u64 start, u64 end,
+		    u32 id, u32 aux, u16 flags)
 {
-	struct ls_hist *h = &pc->hist[slot];
 	struct ls_ring *ring = pc->ring;
 	struct ls_record *r;
-	u64 d, head;
-
-	/* A start stamped on another CPU may be a hair ahead: clamp. */
-	if (unlikely(start > end))
-		start = end;
-	d = end - start;
-	h->count++;
-	h->sum_ns += d;
-	if (d > h->max_ns)
-		h->max_ns = d;
-	h->buckets[ls_hist_bucket(d)]++;
+	u64 head;
 
 	if (!ring)
 		return;
@@ -78,6 +67,25 @@ void ls_emit(struct ls_pcpu *pc, u32 slot, u16 stage, u64 start, u64 end,
 		WRITE_ONCE(ls_reader_waiting, 0);
 		irq_work_queue(&ls_wake_work);
 	}
+}
+
+/* Account one stage instance in its histogram and, if on, the ring. IRQs off. */
+void ls_emit(struct ls_pcpu *pc, u32 slot, u16 stage, u64 start, u64 end,
+	     u32 id, u32 aux, u16 flags)
+{
+	struct ls_hist *h = &pc->hist[slot];
+	u64 d;
+
+	/* A start stamped on another CPU may be a hair ahead: clamp. */
+	if (unlikely(start > end))
+		start = end;
+	d = end - start;
+	h->count++;
+	h->sum_ns += d;
+	if (d > h->max_ns)
+		h->max_ns = d;
+	h->buckets[ls_hist_bucket(d)]++;
+	ls_emit_record(pc, stage, start, end, id, aux, flags);
 }
 
 /* irq_work callback: wake readers (not in the probe: waitqueues take locks). */

@@ -104,6 +104,7 @@ static int check_tracepoints(bool need_sched, struct ls_err *err)
 		"irq_handler_entry", "irq_handler_exit", "softirq_raise",
 		"softirq_entry", "softirq_exit", "napi_poll",
 		"sched_switch", "sched_wakeup", "sched_waking",
+		"netif_receive_skb",
 	};
 	char name[128];
 	struct btf *btf;
@@ -196,26 +197,30 @@ static uint32_t ring_bytes(unsigned int ring_kib)
 
 /* Turn the tp_btf or the raw_tp set of programs off, and unneeded ones. */
 static void choose_programs(struct latsplit_bpf *s, bool raw_tp, bool sched,
-			    bool tasks, bool kprobe)
+			    bool tasks, bool kprobe, bool records)
 {
 	struct bpf_program *btf[] = {
 		s->progs.btf_irq_entry, s->progs.btf_irq_exit,
 		s->progs.btf_softirq_raise, s->progs.btf_softirq_entry,
 		s->progs.btf_softirq_exit, s->progs.btf_napi_poll,
 		s->progs.btf_sched_switch, s->progs.btf_sched_wakeup,
-		s->progs.btf_sched_waking,
+		s->progs.btf_sched_waking, s->progs.btf_rx_skb,
 	};
 	struct bpf_program *raw[] = {
 		s->progs.raw_irq_entry, s->progs.raw_irq_exit,
 		s->progs.raw_softirq_raise, s->progs.raw_softirq_entry,
 		s->progs.raw_softirq_exit, s->progs.raw_napi_poll,
 		s->progs.raw_sched_switch, s->progs.raw_sched_wakeup,
-		s->progs.raw_sched_waking,
+		s->progs.raw_sched_waking, s->progs.raw_rx_skb,
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(btf); i++) {
-		/* 6: sched_switch (tasks, IRQ threads); 7, 8: tasks only */
-		bool on = i < 6 || (i == 6 && sched) || (i > 6 && tasks);
+		/*
+		 * 6: sched_switch (tasks, IRQ threads); 7, 8: tasks only;
+		 * 9: netif_receive_skb, RX_PKT records only
+		 */
+		bool on = i < 6 || (i == 6 && sched) || (i == 7 && tasks) ||
+			  (i == 8 && tasks) || (i == 9 && records);
 
 		bpf_program__set_autoload(btf[i], on && !raw_tp);
 		bpf_program__set_autoload(raw[i], on && raw_tp);
@@ -263,7 +268,8 @@ static int skel_prepare(struct ls_backend *b, const struct ls_backend_cfg *cfg,
 					       ring_bytes(cfg->ring_kib));
 	if (ret)
 		return ls_errnof(err, -ret, "ebpf: sizing the maps failed");
-	choose_programs(s, raw_tp, sched, cfg->nr_pids > 0, kprobe);
+	choose_programs(s, raw_tp, sched, cfg->nr_pids > 0, kprobe,
+			cfg->ring_kib > 0);
 	return 0;
 }
 

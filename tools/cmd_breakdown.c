@@ -23,6 +23,7 @@
 
 #include "backend.h"
 #include "breakdown.h"
+#include "causal.h"
 #include "commands.h"
 #include "counters.h"
 #include "json.h"
@@ -87,6 +88,8 @@ struct bd_prom_pair {
 	enum ls_layer next;
 	enum ls_part dom_p50, dom_tail;
 	enum ls_level level_p50;
+	size_t clamped, n;		/* the fidelity alarm: samples capped, of n */
+	bool reliable;
 	struct bd_prom_ctr *ctr;
 	size_t nctr;
 };
@@ -870,11 +873,14 @@ struct bd_an {
 	double *kern_rtt;		/* union of both hosts' kernel time in the RTT window */
 	double *kernel;			/* one-way kernel-attributed */
 	struct ls_window *win;		/* the prober's sample windows */
-	struct ls_record *merged;	/* both hosts' records, prober clock */
-	size_t nmerged;
 	size_t preempt_dropped;		/* preemptions not ending at a "seen" */
-	struct ls_attr attr;
+	struct ls_attr attr;		/* what was on the samples' path */
 	bool attr_ok;
+	struct ls_attr conc;		/* receive-path work that only overlapped them */
+	bool conc_ok;
+	struct {
+		size_t packets, matched, samples, n;
+	} rx[2];			/* per host: its probe packets as RX_PKT saw them */
 	bool host_measured[2];
 	uint8_t *tail;
 	size_t tail_n;
@@ -1069,11 +1075,136 @@ static bool preempt_counts(const struct ls_record *r, const uint64_t *seen, size
 	return lo < n && seen[lo] - r->end_ns <= slack;
 }
 
+/* A record for the attribution, with the one window it counts for (-1: any). */
+struct bd_ent {
+	struct ls_record r;
+	long long only;
+};
+
+/* What the attribution is fed: causal entries, and concurrent records. */
+struct bd_sets {
+	struct bd_ent *ent;
+	size_t nent, capent;
+	struct ls_record *conc;
+	size_t nconc, capconc;
+};
+
+/* Append an entry (record r counting for window only, or -1 for any). */
+static int sets_ent(struct bd_sets *S, const struct ls_record *r, long long only)
+{
+	if (S->nent == S->capent) {
+		size_t nc = S->capent ? 2 * S->capent : 4096;
+		struct bd_ent *v = realloc(S->ent, nc * sizeof(*v));
+
+		if (!v)
+			return -1;
+		S->ent = v;
+		S->capent = nc;
+	}
+	S->ent[S->nent++] = (struct bd_ent){ *r, only };
+	return 0;
+}
+
+/* Append a concurrent record. */
+static int sets_conc(struct bd_sets *S, const struct ls_record *r)
+{
+	if (S->nconc == S->capconc) {
+		size_t nc = S->capconc ? 2 * S->capconc : 4096;
+		struct ls_record *v = realloc(S->conc, nc * sizeof(*v));
+
+		if (!v)
+			return -1;
+		S->conc = v;
+		S->capconc = nc;
+	}
+	S->conc[S->nconc++] = *r;
+	return 0;
+}
+
+/* qsort comparator: entries by start, then CPU. */
+static int ent_cmp(const void *x, const void *y)
+{
+	const struct bd_ent *p = x, *q = y;
+
+	if (p->r.start_ns != q->r.start_ns)
+		return p->r.start_ns < q->r.start_ns ? -1 : 1;
+	if (p->r.cpu != q->r.cpu)
+		return p->r.cpu < q->r.cpu ? -1 : 1;
+	return 0;
+}
+
+/*
+ * One host's records into the sets, causally (see causal.h): the probe
+ * task's stages count for every window they overlap (a PREEMPT only when it
+ * ends just before a "seen" of pre_seen), the receive path only for the
+ * samples whose packets it carried, the rest of the receive path is
+ * concurrent. shift moves the records into the prober's clock, cpu_off
+ * keeps the hosts' CPUs apart.
+ */
+static int host_sets(struct bd_an *a, int hi, const struct ls_bd_host *h,
+		     const struct ls_causal_in *cin, const uint64_t *pre_seen,
+		     size_t pre_n, uint64_t slack, int64_t shift, unsigned int cpu_off,
+		     struct bd_sets *S, struct ls_err *err)
+{
+	struct ls_causal_out co;
+	size_t l = 0;
+	int ret = 0;
+
+	if (ls_causal_link(cin, &co, err))
+		return -1;
+	a->rx[hi].packets = co.packets;
+	a->rx[hi].matched = co.matched;
+	a->rx[hi].samples = co.samples;
+	a->rx[hi].n = cin->n;
+	for (size_t i = 0; i < h->nrec && !ret; i++) {
+		struct ls_record r = h->rec[i];
+		int64_t st = (int64_t)r.start_ns - shift;
+		int64_t en = (int64_t)r.end_ns - shift;
+
+		if (st < 0 || en < st || r.cpu >= LS_MAX_CPUS)
+			continue;
+		r.start_ns = (uint64_t)st;
+		r.end_ns = (uint64_t)en;
+		r.cpu += cpu_off;
+		if (ls_stage_task(r.stage)) {
+			if (preempt_counts(&h->rec[i], pre_seen, pre_n, slack))
+				ret = sets_ent(S, &r, -1);
+			else
+				a->preempt_dropped++;
+		} else if (ls_stage_rx_path(r.stage) && !co.linked[i]) {
+			ret = sets_conc(S, &r);
+		} else if (ls_stage_rx_path(r.stage)) {
+			while (l < co.nlink && co.link[l].rec < i)
+				l++;
+			for (; l < co.nlink && co.link[l].rec == i && !ret; l++) {
+				/* only the part on the sample's path: its span, clipped */
+				const struct ls_causal_link *k = &co.link[l];
+				struct ls_record c = r;
+				int64_t from = (int64_t)k->from - shift;
+				int64_t to = (int64_t)k->to - shift;
+
+				if ((int64_t)c.start_ns < from)
+					c.start_ns = from > 0 ? (uint64_t)from : 0;
+				if ((int64_t)c.end_ns > to)
+					c.end_ns = to > 0 ? (uint64_t)to : 0;
+				if (c.end_ns > c.start_ns)
+					ret = sets_ent(S, &c, (long long)k->sample);
+			}
+		}
+	}
+	ls_causal_free(&co);
+	if (ret)
+		return ls_errnof(err, ENOMEM, "attribution: %zu records", h->nrec);
+	return 0;
+}
+
 /*
  * One attribution over the prober's windows of both hosts' records: the
  * responder's moved into the prober's clock (minus theta) with their CPU
  * ids offset by LS_MAX_CPUS, so an instant where both hosts were busy is
- * counted once and the kernel part never exceeds the round trip.
+ * counted once and the kernel part never exceeds the round trip. Only what
+ * was on a sample's path counts (host_sets); what merely overlapped it goes
+ * into a second attribution, the concurrent context.
  */
 static int attribute(struct bd_an *a, const struct ls_probe_run *run,
 		     struct ls_bd_host *local, struct ls_bd_host *peer, uint64_t slack,
@@ -1081,73 +1212,99 @@ static int attribute(struct bd_an *a, const struct ls_probe_run *run,
 {
 	struct ls_attr_cfg cfg = { .win = a->win, .n = a->n, .tail = a->tail,
 				   .stage_mask = LS_ATTR_ALL_STAGES };
-	size_t n = 0, cap = (local->measured ? local->nrec : 0) +
-			    (peer && peer->measured && a->have_theta ? peer->nrec : 0);
-
 	uint64_t *seen = malloc((a->n ? a->n : 1) * sizeof(*seen));
+	uint64_t *rx_seen = malloc((a->n ? a->n : 1) * sizeof(*rx_seen));
+	struct bd_sets S = { 0 };
+	int ret = -1;
 
-	a->merged = malloc((cap ? cap : 1) * sizeof(*a->merged));
-	if (!a->merged || !seen) {
-		free(seen);
-		return ls_errnof(err, ENOMEM, "%zu kernel records", cap);
+	if (!seen || !rx_seen) {
+		ls_errnof(err, ENOMEM, "%zu samples", a->n);
+		goto out;
 	}
 	if (local->measured) {
+		struct ls_causal_in cin = {
+			.rec = local->rec, .nrec = local->nrec, .n = a->n, .seen = seen,
+			.qpn = run->qpn, .psn0 = run->ans_psn0, .pkts = run->pkts,
+			.requests = false,
+		};
+
 		memcpy(cfg.cpumask, local->cpumask, sizeof(local->cpumask));
 		for (size_t i = 0; i < a->n; i++)
 			seen[i] = run->samples[i].end_ns;	/* the prober saw the answer */
-		for (size_t i = 0; i < local->nrec; i++) {
-			if (preempt_counts(&local->rec[i], seen, a->n, slack))
-				a->merged[n++] = local->rec[i];
-			else
-				a->preempt_dropped++;
-		}
+		if (host_sets(a, 0, local, &cin, seen, a->n, slack, 0, 0, &S, err))
+			goto out;
 		a->host_measured[0] = true;
 	}
 	if (peer && peer->measured && a->have_theta) {
+		/*
+		 * The responder saw sample i's request at peer[i].start_ns; a
+		 * run without those stamps (READ: no responder code runs)
+		 * bounds its path by the window's end in its clock.
+		 */
+		size_t rx_n = a->peer_n ? a->peer_n : a->n;
+		struct ls_causal_in cin = {
+			.rec = peer->rec, .nrec = peer->nrec, .n = rx_n, .seen = rx_seen,
+			.qpn = run->peer_qpn, .psn0 = run->req_psn0, .pkts = run->pkts,
+			.requests = true,
+		};
+
 		for (int w = 0; w < LS_CPUMASK_WORDS; w++)
 			cfg.cpumask[LS_CPUMASK_WORDS + w] = peer->cpumask[w];
 		for (size_t i = 0; i < a->peer_n; i++)
-			seen[i] = run->peer[i].start_ns;	/* the responder saw the request */
-		for (size_t i = 0; i < peer->nrec; i++) {
-			struct ls_record r = peer->rec[i];
-
-			if (!preempt_counts(&r, seen, a->peer_n, slack)) {
-				a->preempt_dropped++;
-				continue;
-			}
-			int64_t st = (int64_t)r.start_ns - a->theta_ns;
-			int64_t en = (int64_t)r.end_ns - a->theta_ns;
-
-			if (st < 0 || en < st || r.cpu >= LS_MAX_CPUS)
-				continue;
-			r.start_ns = (uint64_t)st;
-			r.end_ns = (uint64_t)en;
-			r.cpu += LS_MAX_CPUS;
-			a->merged[n++] = r;
-		}
+			seen[i] = run->peer[i].start_ns;
+		for (size_t i = 0; i < rx_n; i++)
+			rx_seen[i] = a->peer_n ? run->peer[i].start_ns :
+				     (uint64_t)((int64_t)run->samples[i].end_ns + a->theta_ns);
+		if (host_sets(a, 1, peer, &cin, seen, a->peer_n, slack, a->theta_ns,
+			      LS_MAX_CPUS, &S, err))
+			goto out;
 		a->host_measured[1] = true;
 	}
-	a->nmerged = n;
-	free(seen);
 	if (ls_attr_init(&a->attr, &cfg, err))
-		return -1;
+		goto out;
 	a->attr_ok = true;
-	ls_records_sort(a->merged, n);
-	for (size_t i = 0; i < n; i++) {
-		if (ls_attr_push(&a->attr, &a->merged[i], err))
-			return -1;
-	}
+	if (ls_attr_init(&a->conc, &cfg, err))
+		goto out;
+	a->conc_ok = true;
+	qsort(S.ent, S.nent, sizeof(*S.ent), ent_cmp);
+	for (size_t i = 0; i < S.nent; i++)
+		if (ls_attr_push_for(&a->attr, &S.ent[i].r, S.ent[i].only, err))
+			goto out;
 	ls_attr_finish(&a->attr);
+	ls_records_sort(S.conc, S.nconc);
+	for (size_t i = 0; i < S.nconc; i++)
+		if (ls_attr_push(&a->conc, &S.conc[i], err))
+			goto out;
+	ls_attr_finish(&a->conc);
 	for (size_t i = 0; i < a->n; i++)
 		a->kern_rtt[i] = (double)a->attr.kernel_ns[i];
-	return 0;
+	ret = 0;
+out:
+	free(S.ent);
+	free(S.conc);
+	free(seen);
+	free(rx_seen);
+	return ret;
 }
 
-/* Cell of (host, cpu, stage) in the merged attribution. */
+/* Cell of (host, cpu, stage) in an attribution of both hosts. */
+static const struct ls_attr_cell *cell_in(const struct ls_attr *at, int h, unsigned int cpu,
+					  unsigned int st)
+{
+	return &at->cells[((unsigned int)h * LS_MAX_CPUS + cpu) * LS_NR_STAGES + st];
+}
+
+/* Cell of (host, cpu, stage) in the causal attribution. */
 static const struct ls_attr_cell *cell_of(const struct bd_an *a, int h, unsigned int cpu,
 					  unsigned int st)
 {
-	return &a->attr.cells[((unsigned int)h * LS_MAX_CPUS + cpu) * LS_NR_STAGES + st];
+	return cell_in(&a->attr, h, cpu, st);
+}
+
+/* More than 1 % of the samples had more kernel time on their path than latency. */
+static bool unreliable(const struct bd_an *a)
+{
+	return a->sp.clamped * 100 > a->n;
 }
 
 /* Map the probe's verb (and mode) to the wire model's. */
@@ -1252,10 +1409,11 @@ static void an_free(struct bd_an *a)
 	free(a->kern_rtt);
 	free(a->kernel);
 	free(a->win);
-	free(a->merged);
 	free(a->tail);
 	if (a->attr_ok)
 		ls_attr_free(&a->attr);
+	if (a->conc_ok)
+		ls_attr_free(&a->conc);
 	ls_split_free(&a->sp);
 	free(a->vcpu);
 	free(a->vctr);
@@ -1377,6 +1535,35 @@ static void print_host(const char *role, const struct ls_bd_host *h)
 	       h->truncated ? ", TRUNCATED: raise --ring-kib or shorten the run" : "");
 }
 
+/* The (host, cpu, stage) table of an attribution; false when it is empty. */
+static bool print_cells(const struct bd_an *a, const struct ls_attr *at)
+{
+	bool any = false;
+
+	if (!at)
+		return false;
+	printf("  %-10s %4s %-13s %10s %10s %8s %10s\n", "host", "cpu", "stage", "mean",
+	       "tail mean", "samples", "max");
+	for (int h = 0; h < 2; h++) {
+		for (unsigned int cpu = 0; cpu < LS_MAX_CPUS; cpu++) {
+			for (unsigned int st = 0; st < LS_NR_STAGES; st++) {
+				const struct ls_attr_cell *cell = cell_in(at, h, cpu, st);
+
+				if (!cell->total_ns)
+					continue;
+				any = true;
+				printf("  %-10s %4u %-13s %10.3f %10.3f %8llu %10.3f\n", host_names[h],
+				       cpu, ls_stage_name(st),
+				       (double)cell->total_ns / a->n / a->div / 1e3,
+				       a->tail_n ? (double)cell->tail_ns / a->tail_n / a->div / 1e3 : 0,
+				       (unsigned long long)cell->windows,
+				       (double)cell->max_ns / a->div / 1e3);
+			}
+		}
+	}
+	return any;
+}
+
 /* Human-readable report. */
 static void print_text(const struct bd_an *a, const struct ls_probe_result *r,
 		       const struct bd_cli *c, const struct ls_bd_host *local,
@@ -1427,36 +1614,34 @@ static void print_text(const struct bd_an *a, const struct ls_probe_result *r,
 	else
 		printf("\nbase floor B = %.3f us = p%g of the residual. Assumption: %s.\n",
 		       sp->floor_ns / 1e3, c->floor_q * 100, floor_assumption);
-	if (sp->clamped)
-		printf("note: %zu samples had more kernel time than latency left after transmission (concurrent work on both hosts); their processing was capped\n",
-		       sp->clamped);
+	if (unreliable(a))
+		printf("ATTRIBUTION UNRELIABLE for this run: %zu of %zu samples (%.1f %%, over 1 %%) had more kernel time on their path than latency left after transmission; their processing was capped and no verdict is given\n",
+		       sp->clamped, a->n, 100.0 * sp->clamped / a->n);
+	else if (sp->clamped)
+		printf("note: %zu of %zu samples had more kernel time on their path than latency left after transmission; their processing was capped\n",
+		       sp->clamped, a->n);
 	printf("\ntail: slowest %zu samples (>= %.3f us), mean excess over p50 %.3f us: queuing %.0f%%, processing %.0f%%, transmission %.0f%%\n",
 	       sp->tail_n, sp->tail_threshold_ns / 1e3, sp->tail_excess_ns / 1e3,
 	       100 * sp->tail_share[LS_PART_QUEUING], 100 * sp->tail_share[LS_PART_PROCESSING],
 	       100 * sp->tail_share[LS_PART_TRANSMISSION]);
 
 	printf("\nprocessing by stage and CPU (one-way us per sample; each instant counted once):\n");
-	printf("  %-10s %4s %-13s %10s %10s %8s %10s\n", "host", "cpu", "stage", "mean", "tail mean",
-	       "samples", "max");
-	for (int h = 0; h < 2 && a->attr_ok; h++) {
-		for (unsigned int cpu = 0; cpu < LS_MAX_CPUS; cpu++) {
-			for (unsigned int st = 0; st < LS_NR_STAGES; st++) {
-				const struct ls_attr_cell *cell = cell_of(a, h, cpu, st);
-
-				if (!cell->total_ns)
-					continue;
-				any = true;
-				printf("  %-10s %4u %-13s %10.3f %10.3f %8llu %10.3f\n", host_names[h],
-				       cpu, ls_stage_name(st),
-				       (double)cell->total_ns / a->n / a->div / 1e3,
-				       a->tail_n ? (double)cell->tail_ns / a->tail_n / a->div / 1e3 : 0,
-				       (unsigned long long)cell->windows,
-				       (double)cell->max_ns / a->div / 1e3);
-			}
-		}
+	if (!print_cells(a, a->attr_ok ? &a->attr : NULL))
+		printf("  (no kernel time on the samples' path)\n");
+	printf("\nconcurrent: receive-path work that overlapped samples but did not carry their packets (not processing):\n");
+	if (!print_cells(a, a->conc_ok ? &a->conc : NULL))
+		printf("  (none)\n");
+	for (int h = 0; h < 2; h++) {
+		if (!a->host_measured[h])
+			continue;
+		if (a->rx[h].packets)
+			printf("  %s: %zu of %zu samples matched by their packets (%zu of %zu RoCE packets seen were the probe's)\n",
+			       host_names[h], a->rx[h].samples, a->rx[h].n, a->rx[h].matched,
+			       a->rx[h].packets);
+		else
+			printf("  %s: no RoCE packet seen by the backend: its receive path is all concurrent (a NIC that bypasses the kernel, or a backend without RX_PKT records)\n",
+			       host_names[h]);
 	}
-	if (!any)
-		printf("  (no kernel time overlapped any sample)\n");
 
 	any = false;
 	printf("\ncounters that moved:\n");
@@ -1487,6 +1672,11 @@ static void print_text(const struct bd_an *a, const struct ls_probe_result *r,
 		}
 	}
 
+	if (unreliable(a)) {
+		printf("\nverdict: none: the attribution is unreliable for this run (%zu of %zu samples clamped); p50 %.3f us, p99 %.3f us\n",
+		       sp->clamped, a->n, sp->sum_total.p50 / 1e3, sp->sum_total.p99 / 1e3);
+		return;
+	}
 	printf("\nverdict: p50 %.3f us %s, p99 %.3f us %s (thresholds for 4 B: normal %.3g-%.3g us, abnormal > %.3g, hurts training > %.3g",
 	       sp->sum_total.p50 / 1e3, ls_level_name(v->level_p50), sp->sum_total.p99 / 1e3,
 	       ls_level_name(v->level_p99), c->thr.normal_lo_ns / 1e3, c->thr.normal_hi_ns / 1e3,
@@ -1565,6 +1755,35 @@ static void json_host(struct ls_json *j, const char *role, const struct ls_bd_ho
 	ls_json_u64(j, "drops", h->drops);
 	ls_json_bool(j, "truncated", h->truncated);
 	ls_json_obj_close(j);
+}
+
+/* An attribution's (host, cpu, stage) cells as the JSON array key. */
+static void json_cells(struct ls_json *j, const char *key, const struct bd_an *a,
+		       const struct ls_attr *at)
+{
+	ls_json_arr_open(j, key);
+	for (int h = 0; h < 2 && at; h++) {
+		for (unsigned int cpu = 0; cpu < LS_MAX_CPUS; cpu++) {
+			for (unsigned int st = 0; st < LS_NR_STAGES; st++) {
+				const struct ls_attr_cell *cell = cell_in(at, h, cpu, st);
+
+				if (!cell->total_ns)
+					continue;
+				ls_json_obj_open(j, NULL);
+				ls_json_str(j, "host", host_names[h]);
+				ls_json_u64(j, "cpu", cpu);
+				ls_json_str(j, "stage", ls_stage_name(st));
+				ls_json_u64(j, "window_total_ns", cell->total_ns);
+				ls_json_dbl(j, "mean_ns", (double)cell->total_ns / a->n / a->div);
+				ls_json_dbl(j, "tail_mean_ns", a->tail_n ?
+					    (double)cell->tail_ns / a->tail_n / a->div : 0);
+				ls_json_u64(j, "samples", cell->windows);
+				ls_json_dbl(j, "max_one_way_ns", (double)cell->max_ns / a->div);
+				ls_json_obj_close(j);
+			}
+		}
+	}
+	ls_json_arr_close(j);
 }
 
 /* The JSON document (kind "breakdown"). */
@@ -1680,29 +1899,27 @@ static void print_json(FILE *fp, const struct bd_an *a, const struct ls_probe_re
 	ls_json_obj_close(&j);
 	ls_json_obj_close(&j);
 
-	ls_json_arr_open(&j, "stages");
-	for (int h = 0; h < 2 && a->attr_ok; h++) {
-		for (unsigned int cpu = 0; cpu < LS_MAX_CPUS; cpu++) {
-			for (unsigned int st = 0; st < LS_NR_STAGES; st++) {
-				const struct ls_attr_cell *cell = cell_of(a, h, cpu, st);
-
-				if (!cell->total_ns)
-					continue;
-				ls_json_obj_open(&j, NULL);
-				ls_json_str(&j, "host", host_names[h]);
-				ls_json_u64(&j, "cpu", cpu);
-				ls_json_str(&j, "stage", ls_stage_name(st));
-				ls_json_u64(&j, "window_total_ns", cell->total_ns);
-				ls_json_dbl(&j, "mean_ns", (double)cell->total_ns / a->n / a->div);
-				ls_json_dbl(&j, "tail_mean_ns", a->tail_n ?
-					    (double)cell->tail_ns / a->tail_n / a->div : 0);
-				ls_json_u64(&j, "samples", cell->windows);
-				ls_json_dbl(&j, "max_one_way_ns", (double)cell->max_ns / a->div);
-				ls_json_obj_close(&j);
-			}
-		}
+	json_cells(&j, "stages", a, a->attr_ok ? &a->attr : NULL);
+	json_cells(&j, "concurrent", a, a->conc_ok ? &a->conc : NULL);
+	ls_json_obj_open(&j, "attribution");
+	ls_json_str(&j, "rule", "causal");
+	ls_json_u64(&j, "clamped", sp->clamped);
+	ls_json_dbl(&j, "clamped_fraction", a->n ? (double)sp->clamped / a->n : 0);
+	ls_json_bool(&j, "reliable", !unreliable(a));
+	ls_json_arr_open(&j, "hosts");
+	for (int h = 0; h < 2; h++) {
+		if (!a->host_measured[h])
+			continue;
+		ls_json_obj_open(&j, NULL);
+		ls_json_str(&j, "role", host_names[h]);
+		ls_json_u64(&j, "rx_packets", a->rx[h].packets);
+		ls_json_u64(&j, "probe_packets", a->rx[h].matched);
+		ls_json_u64(&j, "samples_matched", a->rx[h].samples);
+		ls_json_u64(&j, "samples", a->rx[h].n);
+		ls_json_obj_close(&j);
 	}
 	ls_json_arr_close(&j);
+	ls_json_obj_close(&j);
 
 	ls_json_arr_open(&j, "counters");
 	for (int h = 0; h < 2; h++) {
@@ -1731,6 +1948,7 @@ static void print_json(FILE *fp, const struct bd_an *a, const struct ls_probe_re
 	ls_json_arr_close(&j);
 
 	ls_json_obj_open(&j, "verdict");
+	ls_json_bool(&j, "withheld", unreliable(a));
 	ls_json_str(&j, "level_p50", ls_level_name(v->level_p50));
 	ls_json_str(&j, "level_p99", ls_level_name(v->level_p99));
 	ls_json_str(&j, "dominant_p50", ls_part_name(v->dom_p50));
@@ -1802,6 +2020,9 @@ static int prom_keep(struct bd_prom_pair *pp, const struct bd_an *a,
 	pp->dom_p50 = a->v.dom_p50;
 	pp->dom_tail = a->v.dom_tail;
 	pp->level_p50 = a->v.level_p50;
+	pp->clamped = a->sp.clamped;
+	pp->n = a->n;
+	pp->reliable = !unreliable(a);
 	for (int h = 0; h < 2; h++)
 		for (size_t i = 0; hosts[h] && i < hosts[h]->ctr.n; i++)
 			n += ls_ctr_moved(&hosts[h]->ctr.v[i]);
@@ -1887,12 +2108,30 @@ static int write_prom(struct ls_prom *pr, const struct bd_prom_pair *pp, size_t 
 		if (pp[i].ok && ls_prom_sample(pr, NULL, l, 1, pp[i].floor_ns * 1e-9, err))
 			return -1;
 	}
-	if (ls_prom_family(pr, "latsplit_breakdown_level", LS_PROM_GAUGE,
-			   "Verdict on p50: 0 below normal, 1 normal, 2 elevated, 3 abnormal, 4 hurts training.",
+	if (ls_prom_family(pr, "latsplit_breakdown_clamped_samples", LS_PROM_GAUGE,
+			   "Samples with more kernel time on their path than latency (processing capped).",
 			   err))
 		return -1;
 	for (i = 0; i < n; i++) {
-		if (!pp[i].ok)
+		l[0] = (struct ls_prom_label){ "peer", pp[i].peer };
+		if (pp[i].ok && ls_prom_sample(pr, NULL, l, 1, (double)pp[i].clamped, err))
+			return -1;
+	}
+	if (ls_prom_family(pr, "latsplit_breakdown_attribution_reliable", LS_PROM_GAUGE,
+			   "1 when at most 1 % of the samples were capped; 0: no verdict for this run.",
+			   err))
+		return -1;
+	for (i = 0; i < n; i++) {
+		l[0] = (struct ls_prom_label){ "peer", pp[i].peer };
+		if (pp[i].ok && ls_prom_sample(pr, NULL, l, 1, pp[i].reliable, err))
+			return -1;
+	}
+	if (ls_prom_family(pr, "latsplit_breakdown_level", LS_PROM_GAUGE,
+			   "Verdict on p50: 0 below normal, 1 normal, 2 elevated, 3 abnormal, 4 hurts training; absent when the attribution is unreliable.",
+			   err))
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (!pp[i].ok || !pp[i].reliable)
 			continue;
 		l[0] = (struct ls_prom_label){ "peer", pp[i].peer };
 		l[1] = (struct ls_prom_label){ "next_layer", ls_layer_name(pp[i].next) };

@@ -19,6 +19,7 @@
 #include "backend.h"
 #include "commands.h"
 #include "json.h"
+#include "split.h"
 #include "util.h"
 
 #define RECORD_DEFAULT_RING_KIB	4096
@@ -36,18 +37,6 @@ struct record_opts {
 	bool buckets;
 	char **cmd;
 	struct ls_backend_cfg cfg;
-};
-
-static const char *const stage_names[LS_NR_STAGES] = {
-	[LS_STAGE_HARDIRQ] = "hardirq",
-	[LS_STAGE_SOFTIRQ_WAIT] = "softirq_wait",
-	[LS_STAGE_SOFTIRQ_RUN] = "softirq_run",
-	[LS_STAGE_NAPI_POLL] = "napi_poll",
-	[LS_STAGE_COMPLETION] = "completion",
-	[LS_STAGE_WAKEUP] = "wakeup",
-	[LS_STAGE_INTERFERENCE] = "interference",
-	[LS_STAGE_PREEMPT] = "preempt",
-	[LS_STAGE_IRQ_THREAD] = "irq_thread",
 };
 
 static const char *const softirq_names[LS_NR_SOFTIRQS] = {
@@ -406,11 +395,11 @@ static void slot_label(unsigned int s, const struct ls_snapshot *snap,
 
 	st = slot_stage(s, snap, &id, &has_id);
 	if (!has_id)
-		snprintf(buf, len, "%s", stage_names[st]);
+		snprintf(buf, len, "%s", ls_stage_name(st));
 	else if (st == LS_STAGE_SOFTIRQ_WAIT || st == LS_STAGE_SOFTIRQ_RUN)
-		snprintf(buf, len, "%s %s", stage_names[st], softirq_names[id]);
+		snprintf(buf, len, "%s %s", ls_stage_name(st), softirq_names[id]);
 	else
-		snprintf(buf, len, "%s irq %u", stage_names[st], id);
+		snprintf(buf, len, "%s irq %u", ls_stage_name(st), id);
 }
 
 /* Print one row of per-CPU values in µs ("-" where a CPU has no events). */
@@ -587,7 +576,7 @@ static void print_json(const struct record_opts *o, const struct ls_snapshot *sn
 			st = slot_stage(s, snap, &id, &has_id);
 			ls_json_obj_open(&j, NULL);
 			ls_json_u64(&j, "slot", s);
-			ls_json_str(&j, "stage", stage_names[st]);
+			ls_json_str(&j, "stage", ls_stage_name(st));
 			if (has_id)
 				ls_json_u64(&j, "id", id);
 			ls_json_u64(&j, "count", h->count);
@@ -611,7 +600,7 @@ static void print_json(const struct record_opts *o, const struct ls_snapshot *sn
 static int write_record(const struct ls_record *r, void *ctx)
 {
 	FILE *fp = ctx;
-	const char *name = r->stage < LS_NR_STAGES ? stage_names[r->stage] : "?";
+	const char *name = ls_stage_name(r->stage);
 
 	fprintf(fp, "%llu %llu %u %u %s %u %u 0x%x\n",
 		(unsigned long long)r->start_ns, (unsigned long long)r->end_ns,

@@ -24,6 +24,7 @@ static const char *const stage_names[LS_NR_STAGES] = {
 	[LS_STAGE_INTERFERENCE]	= "interference",
 	[LS_STAGE_PREEMPT]	= "preempt",
 	[LS_STAGE_IRQ_THREAD]	= "irq_thread",
+	[LS_STAGE_RX_PKT]	= "rx_pkt",
 };
 
 /*
@@ -43,6 +44,7 @@ static const int stage_rank[LS_NR_STAGES] = {
 	[LS_STAGE_SOFTIRQ_WAIT]	= 6,
 	[LS_STAGE_WAKEUP]	= 7,
 	[LS_STAGE_COMPLETION]	= 8,
+	[LS_STAGE_RX_PKT]	= 9,	/* an instant: never counted */
 };
 
 static const char *const part_names[LS_NR_PARTS] = {
@@ -163,9 +165,11 @@ static void finish_window(struct ls_attr *a, size_t i)
 		uint32_t key;
 		unsigned int sl;
 
-		if (r->end_ns <= w->start_ns)
+		if (r->end_ns <= w->start_ns || (r->only >= 0 && (size_t)r->only < i))
 			continue;		/* done with it: later windows start later */
 		a->act[keep++] = *r;
+		if (r->only >= 0 && (size_t)r->only != i)
+			continue;		/* on another sample's path */
 		s = r->start_ns > w->start_ns ? r->start_ns : w->start_ns;
 		e = r->end_ns < w->end_ns ? r->end_ns : w->end_ns;
 		if (s >= e)
@@ -238,6 +242,13 @@ static void finish_window(struct ls_attr *a, size_t i)
 int ls_attr_push(struct ls_attr *a, const struct ls_record *r,
 		 struct ls_err *err)
 {
+	return ls_attr_push_for(a, r, -1, err);
+}
+
+/* Feed one record that counts for window `only` alone (-1: for any window). */
+int ls_attr_push_for(struct ls_attr *a, const struct ls_record *r, long long only,
+		     struct ls_err *err)
+{
 	const struct ls_attr_cfg *c = &a->cfg;
 
 	if (r->start_ns < a->last_start)
@@ -254,8 +265,9 @@ int ls_attr_push(struct ls_attr *a, const struct ls_record *r,
 	}
 	while (a->next < c->n && r->start_ns >= c->win[a->next].end_ns)
 		finish_window(a, a->next++);
-	if (a->next == c->n || r->end_ns <= c->win[a->next].start_ns)
-		return 0;	/* overlaps no unfinished window */
+	if (a->next == c->n || r->end_ns <= c->win[a->next].start_ns ||
+	    (only >= 0 && (size_t)only < a->next))
+		return 0;	/* overlaps no unfinished window it counts for */
 	if (a->nact == a->cap) {
 		struct ls_attr_rec *n = realloc(a->act, 2 * a->cap * sizeof(*n));
 
@@ -272,7 +284,8 @@ int ls_attr_push(struct ls_attr *a, const struct ls_record *r,
 		a->ev = n;
 		a->evcap *= 2;
 	}
-	a->act[a->nact++] = (struct ls_attr_rec){ r->start_ns, r->end_ns, r->cpu, r->stage };
+	a->act[a->nact++] = (struct ls_attr_rec){ r->start_ns, r->end_ns, only, r->cpu,
+						  r->stage };
 	a->counted++;
 	return 0;
 }

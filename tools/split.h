@@ -65,6 +65,7 @@ struct ls_attr_cfg {
 
 struct ls_attr_rec {
 	uint64_t start_ns, end_ns;
+	long long only;			/* the one window it counts for, or -1 */
 	uint32_t cpu;
 	uint16_t stage;
 };
@@ -97,6 +98,13 @@ int ls_attr_init(struct ls_attr *a, const struct ls_attr_cfg *cfg,
 /* Feed one record; records must come in non-decreasing start_ns order. */
 int ls_attr_push(struct ls_attr *a, const struct ls_record *r,
 		 struct ls_err *err);
+/*
+ * Same, for a record that counts toward window `only` alone (a record on
+ * one sample's path, see causal.h); -1 counts it for every window it
+ * overlaps, like ls_attr_push().
+ */
+int ls_attr_push_for(struct ls_attr *a, const struct ls_record *r, long long only,
+		     struct ls_err *err);
 /* Finish every remaining window (call after the last record). */
 void ls_attr_finish(struct ls_attr *a);
 /* Cell of (cpu, stage). */

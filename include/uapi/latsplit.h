@@ -44,6 +44,12 @@
  *			while runnable (or woken) -> back on a CPU. id = pid.
  * IRQ_THREAD		PREEMPT_RT and threaded IRQs: hardirq entry -> the
  *			IRQ's thread (or ksoftirqd) runs. id = IRQ number.
+ * RX_PKT		an instant, not an interval (start == end): a RoCEv2
+ *			packet (UDP port 4791) entered the stack on this CPU
+ *			(netif_receive_skb). id = BTH destination QP, aux =
+ *			PSN | opcode << 24. No histogram; it ties the receive
+ *			path's records to the probe sample whose packet they
+ *			carried (causal attribution, see methodology.rst).
  */
 enum ls_stage {
 	LS_STAGE_HARDIRQ	= 0,
@@ -55,7 +61,8 @@ enum ls_stage {
 	LS_STAGE_INTERFERENCE	= 6,
 	LS_STAGE_PREEMPT	= 7,
 	LS_STAGE_IRQ_THREAD	= 8,
-	LS_NR_STAGES		= 9,
+	LS_STAGE_RX_PKT		= 9,
+	LS_NR_STAGES		= 10,
 };
 
 /* Softirq vectors as the kernel numbers them (include/linux/interrupt.h). */
@@ -177,6 +184,12 @@ struct ls_record {
 #define LS_REC_F_NESTED		0x0001	/* run time includes nested hardirqs */
 #define LS_REC_F_RT_THREAD	0x0002	/* served by a thread (PREEMPT_RT / threadirqs) */
 #define LS_REC_F_PREEMPTED	0x0004	/* PREEMPT began at a preemption, not a wakeup */
+
+/* RX_PKT: the RoCEv2 UDP port, and the fields of a record's aux. */
+#define LS_ROCE_UDP_PORT	4791
+#define LS_RX_PSN(aux)		((aux) & 0xffffff)
+#define LS_RX_OPCODE(aux)	((aux) >> 24)
+#define LS_RX_AUX(psn, op)	(((psn) & 0xffffff) | ((__u32)(op) << 24))
 
 /*
  * Histogram slots per CPU: which histogram a (stage, id) pair lands in.

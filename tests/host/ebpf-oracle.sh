@@ -169,6 +169,45 @@ else
 	not_ok "records: one hardirq record per counted hardirq, none dropped, inside the window"
 fi
 
+# RX_PKT: crafted RoCEv2 datagrams over loopback (IPv4 and IPv6) come back
+# as one record each with their BTH destination QP, PSN and opcode; a
+# datagram to another port, or too short to hold a BTH, leaves none.
+cat > "$WORK/roce_send.py" <<'EOF'
+import socket, sys, time
+time.sleep(float(sys.argv[1]))
+def bth(op, qpn, psn):
+    return bytes([op, 0, 0xff, 0xff, 0, qpn >> 16, (qpn >> 8) & 255, qpn & 255,
+                  0x80, psn >> 16, (psn >> 8) & 255, psn & 255]) + b"p" * 20
+s4 = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s6 = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+for i in range(40):
+    s4.sendto(bth(0x0a, 0x12345, (0xfffff0 + i) & 0xffffff), ("127.0.0.1", 4791))
+for i in range(10):
+    s6.sendto(bth(0x11, 0xabcdef, i), ("::1", 4791))
+s4.sendto(bth(0x0a, 0x12345, 7), ("127.0.0.1", 4792))
+s4.sendto(b"short", ("127.0.0.1", 4791))
+EOF
+cat > "$WORK/rx_check.py" <<'EOF'
+import sys
+rx = [l.split() for l in open(sys.argv[1]) if not l.startswith("#") and l.split()[4] == "rx_pkt"]
+got = sorted((int(r[5]), int(r[6]) & 0xffffff, int(r[6]) >> 24) for r in rx)
+want = sorted([(0x12345, (0xfffff0 + i) & 0xffffff, 0x0a) for i in range(40)] +
+              [(0xabcdef, i, 0x11) for i in range(10)])
+assert got == want, "got %d records, first %s; want %d" % (len(got), got[:3], len(want))
+assert all(r[0] == r[1] for r in rx), "an RX_PKT is an instant"
+print("ok")
+EOF
+for mode in tp_btf raw_tp; do
+	python3 "$WORK/roce_send.py" 1 &
+	snd=$!
+	LS_EBPF_ATTACH=$mode "$LS_BIN" record --backend ebpf --irq "$IRQS" \
+		--records "$WORK/rx.$mode.txt" -D 3 > /dev/null 2> "$WORK/rx.$mode.err"
+	rc=$?
+	wait $snd
+	check "RX_PKT ($mode): 50 records with the QPN, PSN and opcode sent, none for port 4792 or a short datagram (record rc $rc)" \
+		python3 "$WORK/rx_check.py" "$WORK/rx.$mode.txt"
+done
+
 # Errors are clear and exit 2, never an empty result.
 out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$LS_BIN" record --backend ebpf -D 1 2>&1)
 rc=$?

@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Causal attribution on synthetic records whose paths are known by
+ * construction: a long NAPI poll on another CPU that overlaps a
+ * wire-delayed sample is not that sample's processing; the receive path of
+ * the sample's own packet is, from the hard IRQ that started its chain to
+ * the moment its host saw the message; packets are matched by QP, PSN
+ * (with wrap-around and multi-packet messages) and opcode class; a record
+ * on one sample's path counts in that sample's window only.
+ */
+#include <stdlib.h>
+
+#include "../../tools/causal.h"
+#include "../../tools/split.h"
+#undef ARRAY_SIZE	/* kselftest.h defines its own */
+#include "kselftest_harness.h"
+
+#define QPN	0x11	/* the QP the probe's packets address */
+#define OP_WRITE	0x0a
+#define OP_ACK		0x11
+
+/* A record of stage st on cpu from s to e. */
+static struct ls_record rec(uint64_t s, uint64_t e, unsigned int cpu, unsigned int st)
+{
+	struct ls_record r = { .start_ns = s, .end_ns = e, .cpu = cpu, .stage = st };
+
+	return r;
+}
+
+/* An RX_PKT instant: packet (qpn, psn, op) entered on cpu at t. */
+static struct ls_record pkt(uint64_t t, unsigned int cpu, uint32_t qpn, uint32_t psn,
+			    unsigned int op)
+{
+	struct ls_record r = { .start_ns = t, .end_ns = t, .cpu = cpu,
+			       .stage = LS_STAGE_RX_PKT, .id = qpn,
+			       .aux = LS_RX_AUX(psn, op) };
+
+	return r;
+}
+
+/* True when record index ri is linked to sample s. */
+static bool linked_to(const struct ls_causal_out *o, size_t ri, size_t s)
+{
+	for (size_t k = 0; k < o->nlink; k++)
+		if (o->link[k].rec == ri && o->link[k].sample == s)
+			return true;
+	return false;
+}
+
+/* Links of record ri, to any sample. */
+static size_t links_of(const struct ls_causal_out *o, size_t ri)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < o->nlink; k++)
+		n += o->link[k].rec == ri;
+	return n;
+}
+
+/*
+ * The prober on two CPUs: the probe on CPU 1, the NIC on CPU 0. Sample 0's
+ * answer is held on the wire from 1000 to 3000 ns; meanwhile CPU 0 polls
+ * for other traffic (1200-2800). The answer arrives at 3100 in a poll of
+ * its own (hardirq 3000-3020, completion 3000-3200, NET_RX run 3040-3250).
+ */
+TEST(long_poll_elsewhere_is_not_processing)
+{
+	struct ls_record r[] = {
+		rec(1200, 2800, 0, LS_STAGE_NAPI_POLL),		/* 0: unrelated */
+		rec(1190, 2810, 0, LS_STAGE_SOFTIRQ_RUN),	/* 1: unrelated */
+		rec(3000, 3020, 0, LS_STAGE_HARDIRQ),		/* 2 */
+		rec(3000, 3200, 0, LS_STAGE_COMPLETION),	/* 3 */
+		rec(3025, 3040, 0, LS_STAGE_SOFTIRQ_WAIT),	/* 4 */
+		rec(3040, 3250, 0, LS_STAGE_SOFTIRQ_RUN),	/* 5 */
+		rec(3045, 3200, 0, LS_STAGE_NAPI_POLL),		/* 6 */
+		pkt(3100, 0, QPN, 500, OP_WRITE),		/* 7 */
+		rec(2000, 2100, 1, LS_STAGE_INTERFERENCE),	/* 8: task stage */
+	};
+	uint64_t seen[] = { 3400 };
+	struct ls_causal_in in = { .rec = r, .nrec = 9, .n = 1, .seen = seen, .qpn = QPN,
+				   .psn0 = 500, .pkts = 1, .requests = false };
+	struct ls_causal_out o;
+	struct ls_err e;
+
+	ASSERT_EQ(0, ls_causal_link(&in, &o, &e));
+	EXPECT_EQ(1, o.packets);
+	EXPECT_EQ(1, o.matched);
+	EXPECT_EQ(1, o.samples);
+	EXPECT_FALSE(o.linked[0]);
+	EXPECT_FALSE(o.linked[1]);
+	for (size_t i = 2; i <= 6; i++)
+		EXPECT_TRUE(linked_to(&o, i, 0));
+	EXPECT_FALSE(o.linked[7]);	/* the instant itself is not a span */
+	EXPECT_FALSE(o.linked[8]);	/* task stages are not the receive path's */
+	EXPECT_EQ(5, o.nlink);
+	ls_causal_free(&o);
+}
+
+/*
+ * After its packet's poll, the packet's own processing (Soft-RoCE: a
+ * tasklet) follows on that CPU until the host saw the message; work there
+ * after that instant, or on the CPU before the chain began, is not the
+ * sample's.
+ */
+TEST(chain_runs_from_its_irq_to_seen)
+{
+	struct ls_record r[] = {
+		rec(100, 400, 0, LS_STAGE_SOFTIRQ_RUN),		/* 0: before the chain */
+		rec(1000, 1010, 0, LS_STAGE_HARDIRQ),		/* 1 */
+		rec(1000, 1300, 0, LS_STAGE_COMPLETION),	/* 2 */
+		rec(1050, 1300, 0, LS_STAGE_NAPI_POLL),		/* 3 */
+		pkt(1200, 0, QPN, 7, OP_WRITE),			/* 4 */
+		rec(1310, 1500, 0, LS_STAGE_SOFTIRQ_RUN),	/* 5: tasklet after the poll */
+		rec(1700, 1800, 0, LS_STAGE_SOFTIRQ_RUN),	/* 6: after seen */
+	};
+	uint64_t seen[] = { 1600 };
+	struct ls_causal_in in = { .rec = r, .nrec = 7, .n = 1, .seen = seen, .qpn = QPN,
+				   .psn0 = 7, .pkts = 1, .requests = true };
+	struct ls_causal_out o;
+	struct ls_err e;
+
+	ASSERT_EQ(0, ls_causal_link(&in, &o, &e));
+	EXPECT_FALSE(o.linked[0]);
+	EXPECT_TRUE(linked_to(&o, 1, 0));
+	EXPECT_TRUE(linked_to(&o, 2, 0));
+	EXPECT_TRUE(linked_to(&o, 3, 0));
+	EXPECT_TRUE(linked_to(&o, 5, 0));
+	EXPECT_FALSE(o.linked[6]);
+	/* every link's span: from the chain's interrupt to "seen" */
+	for (size_t k = 0; k < o.nlink; k++) {
+		EXPECT_EQ(1000, o.link[k].from);
+		EXPECT_EQ(1600, o.link[k].to);
+	}
+	ls_causal_free(&o);
+}
+
+/*
+ * A poll that was already running when the packet's interrupt came (the
+ * emulator stretched it, or it polled earlier traffic) is on the path only
+ * from that interrupt; a record containing the packet without any
+ * COMPLETION starts the chain at the poll; no poll: at the packet.
+ */
+TEST(chain_starts_at_the_interrupt)
+{
+	struct ls_record r[] = {
+		rec(100, 2000, 0, LS_STAGE_SOFTIRQ_RUN),	/* 0: long run */
+		rec(110, 2000, 0, LS_STAGE_NAPI_POLL),		/* 1: long poll */
+		rec(1500, 1900, 0, LS_STAGE_COMPLETION),	/* 2: the packet's IRQ at 1500 */
+		pkt(1800, 0, QPN, 3, OP_WRITE),			/* 3: s0 */
+		rec(5000, 6000, 1, LS_STAGE_NAPI_POLL),		/* 4 */
+		pkt(5500, 1, QPN, 4, OP_WRITE),			/* 5: s1, no COMPLETION */
+		pkt(8000, 0, QPN, 5, OP_WRITE),			/* 6: s2, no record */
+	};
+	uint64_t seen[] = { 2500, 5700, 8100 };
+	struct ls_causal_in in = { .rec = r, .nrec = 7, .n = 3, .seen = seen, .qpn = QPN,
+				   .psn0 = 3, .pkts = 1, .requests = false };
+	struct ls_causal_out o;
+	struct ls_err e;
+
+	ASSERT_EQ(0, ls_causal_link(&in, &o, &e));
+	EXPECT_EQ(3, o.samples);
+	ASSERT_EQ(4, o.nlink);		/* 0, 1, 2 for s0; 4 for s1 */
+	for (size_t k = 0; k < 3; k++) {
+		EXPECT_EQ(0, o.link[k].sample);
+		EXPECT_EQ(1500, o.link[k].from);
+		EXPECT_EQ(2500, o.link[k].to);
+	}
+	EXPECT_EQ(4, o.link[3].rec);
+	EXPECT_EQ(5000, o.link[3].from);
+	EXPECT_EQ(5700, o.link[3].to);
+	ls_causal_free(&o);
+}
+
+/*
+ * Matching: the prober takes anything but ACKs (its own request's ACK
+ * shares the QP), the responder requests only; another QP is another flow;
+ * PSNs wrap at 2^24; a message of 4 packets is one sample; a packet after
+ * its host saw the message, or of a PSN beyond the run, names no sample.
+ */
+TEST(packets_name_their_samples)
+{
+	uint32_t base = 0xfffffe;	/* wraps after two packets */
+	struct ls_record r[] = {
+		pkt(100, 0, QPN, base, OP_WRITE),			/* 0: s0 */
+		pkt(110, 0, QPN, (base + 3) & 0xffffff, OP_WRITE),	/* 1: s0 last */
+		pkt(120, 0, QPN, (base + 4) & 0xffffff, OP_ACK),	/* 2: an ACK */
+		pkt(130, 0, QPN + 1, (base + 4) & 0xffffff, OP_WRITE),	/* 3: other QP */
+		pkt(140, 0, QPN, (base + 5) & 0xffffff, OP_WRITE),	/* 4: s1 */
+		pkt(900, 0, QPN, (base + 8) & 0xffffff, OP_WRITE),	/* 5: s2 after seen */
+		pkt(150, 0, QPN, (base + 12) & 0xffffff, OP_WRITE),	/* 6: beyond n */
+		pkt(160, 0, QPN, (base - 1) & 0xffffff, OP_WRITE),	/* 7: before psn0 */
+	};
+	uint64_t seen[] = { 500, 500, 500 };
+	struct ls_causal_in in = { .rec = r, .nrec = 8, .n = 3, .seen = seen, .qpn = QPN,
+				   .psn0 = base, .pkts = 4, .requests = false };
+	struct ls_causal_out o;
+	struct ls_err e;
+
+	ASSERT_EQ(0, ls_causal_link(&in, &o, &e));
+	EXPECT_EQ(8, o.packets);
+	EXPECT_EQ(3, o.matched);	/* 0, 1 (sample 0) and 4 (sample 1) */
+	EXPECT_EQ(2, o.samples);
+	ls_causal_free(&o);
+
+	/* The responder side: the ACK is not a request; the writes are. */
+	in.requests = true;
+	ASSERT_EQ(0, ls_causal_link(&in, &o, &e));
+	EXPECT_EQ(3, o.matched);
+	ls_causal_free(&o);
+
+	/* Unknown PSNs (a probe that did not say): nothing matches. */
+	in.psn0 = -1;
+	ASSERT_EQ(0, ls_causal_link(&in, &o, &e));
+	EXPECT_EQ(0, o.matched);
+	EXPECT_EQ(0, o.nlink);
+	ls_causal_free(&o);
+}
+
+/*
+ * One poll carrying the packets of two samples is on both paths, once
+ * each; and pushed with its sample, a record counts in that sample's
+ * window only, although it overlaps the other one.
+ */
+TEST(shared_poll_and_windows)
+{
+	struct ls_record r[] = {
+		rec(100, 400, 0, LS_STAGE_NAPI_POLL),		/* 0: carries both */
+		pkt(150, 0, QPN, 10, OP_WRITE),			/* 1: s0 */
+		pkt(160, 0, QPN, 10, OP_WRITE),			/* 2: s0 again (retransmit) */
+		pkt(300, 0, QPN, 11, OP_WRITE),			/* 3: s1 */
+	};
+	uint64_t seen[] = { 450, 450 };
+	struct ls_causal_in in = { .rec = r, .nrec = 4, .n = 2, .seen = seen, .qpn = QPN,
+				   .psn0 = 10, .pkts = 1, .requests = false };
+	struct ls_window w[] = { { 50, 250 }, { 200, 500 } };
+	struct ls_attr_cfg cfg = { .win = w, .n = 2, .stage_mask = LS_ATTR_ALL_STAGES };
+	struct ls_record only0 = rec(100, 400, 0, LS_STAGE_NAPI_POLL);
+	struct ls_causal_out o;
+	struct ls_attr a;
+	struct ls_err e;
+
+	ASSERT_EQ(0, ls_causal_link(&in, &o, &e));
+	EXPECT_EQ(2, links_of(&o, 0));
+	EXPECT_TRUE(linked_to(&o, 0, 0));
+	EXPECT_TRUE(linked_to(&o, 0, 1));
+	ls_causal_free(&o);
+
+	cfg.cpumask[0] = 1;
+	ASSERT_EQ(0, ls_attr_init(&a, &cfg, &e));
+	ASSERT_EQ(0, ls_attr_push_for(&a, &only0, 1, &e));
+	ls_attr_finish(&a);
+	EXPECT_EQ(0, a.kernel_ns[0]);	/* overlaps [100, 250] but is sample 1's */
+	EXPECT_EQ(200, a.kernel_ns[1]);	/* [200, 400] */
+	ls_attr_free(&a);
+
+	ASSERT_EQ(0, ls_attr_init(&a, &cfg, &e));
+	ASSERT_EQ(0, ls_attr_push(&a, &only0, &e));	/* any window */
+	ls_attr_finish(&a);
+	EXPECT_EQ(150, a.kernel_ns[0]);
+	EXPECT_EQ(200, a.kernel_ns[1]);
+	ls_attr_free(&a);
+}
+
+/* Many samples and records in random order: links always point at a poll that contains a packet's time or follows it on its CPU. */
+TEST(random_links_are_on_the_packets_cpu)
+{
+	enum { N = 400, R = 4 * N };
+	struct ls_record *r = calloc(R, sizeof(*r));
+	uint64_t *seen = calloc(N, sizeof(*seen));
+	struct ls_causal_in in = { .rec = r, .nrec = R, .n = N, .seen = seen, .qpn = QPN,
+				   .psn0 = 0, .pkts = 1, .requests = false };
+	struct ls_causal_out o;
+	struct ls_err e;
+
+	ASSERT_NE(NULL, r);
+	ASSERT_NE(NULL, seen);
+	srand(7);
+	for (size_t i = 0; i < N; i++) {
+		uint64_t t0 = 10000 * i;
+		unsigned int cpu = rand() % 2;
+
+		r[4 * i] = rec(t0 + 100, t0 + 600, cpu, LS_STAGE_NAPI_POLL);
+		r[4 * i + 1] = pkt(t0 + 100 + rand() % 500, cpu, QPN, i, OP_WRITE);
+		r[4 * i + 2] = rec(t0 + rand() % 9000, t0 + 9500, !cpu, LS_STAGE_NAPI_POLL);
+		r[4 * i + 3] = rec(t0 + 650, t0 + 700, cpu, LS_STAGE_SOFTIRQ_RUN);
+		seen[i] = t0 + 800;
+	}
+	ASSERT_EQ(0, ls_causal_link(&in, &o, &e));
+	EXPECT_EQ(N, o.samples);
+	EXPECT_EQ(2 * N, o.nlink);
+	for (size_t i = 0; i < N; i++) {
+		EXPECT_TRUE(linked_to(&o, 4 * i, i));
+		EXPECT_FALSE(o.linked[4 * i + 2]);	/* the other CPU's */
+		EXPECT_TRUE(linked_to(&o, 4 * i + 3, i));
+	}
+	ls_causal_free(&o);
+	free(r);
+	free(seen);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Causal attribution: link receive-path records to the samples whose
+ * packets they carried (see causal.h and Documentation/methodology.rst).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "causal.h"
+#include "lab/roce_bth.h"
+
+/* True for the stages of the receive path (what a packet's arrival runs). */
+bool ls_stage_rx_path(unsigned int stage)
+{
+	switch (stage) {
+	case LS_STAGE_HARDIRQ:
+	case LS_STAGE_SOFTIRQ_WAIT:
+	case LS_STAGE_SOFTIRQ_RUN:
+	case LS_STAGE_NAPI_POLL:
+	case LS_STAGE_COMPLETION:
+	case LS_STAGE_IRQ_THREAD:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* True for the stages tied to the probe task (its CPU, its wakeups). */
+bool ls_stage_task(unsigned int stage)
+{
+	return stage == LS_STAGE_INTERFERENCE || stage == LS_STAGE_PREEMPT ||
+	       stage == LS_STAGE_WAKEUP;
+}
+
+/* The receive-path records of one host, by CPU then start. */
+struct rx_index {
+	const struct ls_record *rec;
+	size_t *idx;		/* record indices, sorted by (cpu, start) */
+	uint64_t *maxend;	/* running max of end_ns within each CPU's run */
+	size_t n;
+};
+
+static const struct ls_record *sort_rec;
+
+/* qsort comparator: record indices by (cpu, start_ns, end_ns). */
+static int idx_cmp(const void *a, const void *b)
+{
+	const struct ls_record *x = &sort_rec[*(const size_t *)a];
+	const struct ls_record *y = &sort_rec[*(const size_t *)b];
+
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	if (x->end_ns != y->end_ns)
+		return x->end_ns < y->end_ns ? -1 : 1;
+	return 0;
+}
+
+/* qsort comparator: links by (rec, sample). */
+static int link_cmp(const void *a, const void *b)
+{
+	const struct ls_causal_link *x = a, *y = b;
+
+	if (x->rec != y->rec)
+		return x->rec < y->rec ? -1 : 1;
+	if (x->sample != y->sample)
+		return x->sample < y->sample ? -1 : 1;
+	return 0;
+}
+
+/* Build the per-CPU index of the receive-path records. */
+static int rx_index_build(struct rx_index *ix, const struct ls_record *rec, size_t nrec)
+{
+	size_t n = 0;
+
+	ix->rec = rec;
+	ix->idx = malloc((nrec ? nrec : 1) * sizeof(*ix->idx));
+	ix->maxend = malloc((nrec ? nrec : 1) * sizeof(*ix->maxend));
+	if (!ix->idx || !ix->maxend)
+		return -1;
+	for (size_t i = 0; i < nrec; i++)
+		if (ls_stage_rx_path(rec[i].stage) && rec[i].end_ns >= rec[i].start_ns)
+			ix->idx[n++] = i;
+	sort_rec = rec;
+	qsort(ix->idx, n, sizeof(*ix->idx), idx_cmp);
+	for (size_t k = 0; k < n; k++) {
+		const struct ls_record *r = &rec[ix->idx[k]];
+
+		ix->maxend[k] = r->end_ns;
+		if (k > 0 && rec[ix->idx[k - 1]].cpu == r->cpu &&
+		    ix->maxend[k - 1] > r->end_ns)
+			ix->maxend[k] = ix->maxend[k - 1];
+	}
+	ix->n = n;
+	return 0;
+}
+
+/* [lo, hi): the index range of CPU cpu. */
+static void cpu_range(const struct rx_index *ix, uint32_t cpu, size_t *lo, size_t *hi)
+{
+	size_t a = 0, b = ix->n;
+
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (ix->rec[ix->idx[m]].cpu < cpu)
+			a = m + 1;
+		else
+			b = m;
+	}
+	*lo = a;
+	b = ix->n;
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (ix->rec[ix->idx[m]].cpu <= cpu)
+			a = m + 1;
+		else
+			b = m;
+	}
+	*hi = a;
+}
+
+/*
+ * The records on cpu that overlap [from, to] (both ends included): [*first,
+ * *last) holds every one of them (and others to skip by their end).
+ */
+static void overlap_range(const struct rx_index *ix, uint32_t cpu, uint64_t from,
+			  uint64_t to, size_t *first, size_t *last)
+{
+	size_t lo, hi, a, b;
+
+	cpu_range(ix, cpu, &lo, &hi);
+	a = lo;
+	b = hi;
+	while (a < b) {		/* first k whose running max end reaches from */
+		size_t m = a + (b - a) / 2;
+
+		if (ix->maxend[m] < from)
+			a = m + 1;
+		else
+			b = m;
+	}
+	*first = a;
+	b = hi;
+	while (a < b) {		/* first k that starts after to */
+		size_t m = a + (b - a) / 2;
+
+		if (ix->rec[ix->idx[m]].start_ns <= to)
+			a = m + 1;
+		else
+			b = m;
+	}
+	*last = a;
+}
+
+/* Sample index of an RX_PKT record, or -1 when it is not one of the probe's packets. */
+static long long packet_sample(const struct ls_causal_in *in, const struct ls_record *r)
+{
+	unsigned int op = LS_RX_OPCODE(r->aux), cls = ls_bth_class(op);
+	uint64_t k;
+
+	if (r->id != in->qpn || in->psn0 < 0 || !in->pkts)
+		return -1;
+	if (in->requests ? cls != LS_BTH_REQ : cls == LS_BTH_ACK)
+		return -1;
+	k = (LS_RX_PSN(r->aux) - (uint64_t)in->psn0) & 0xffffff;
+	k /= in->pkts;
+	return k < in->n ? (long long)k : -1;
+}
+
+/* Append a link, growing the array. */
+static int add_link(struct ls_causal_out *out, size_t *cap, size_t rec, size_t sample,
+		    uint64_t from, uint64_t to)
+{
+	if (out->nlink == *cap) {
+		size_t nc = *cap ? 2 * *cap : 256;
+		struct ls_causal_link *v = realloc(out->link, nc * sizeof(*v));
+
+		if (!v)
+			return -1;
+		out->link = v;
+		*cap = nc;
+	}
+	out->link[out->nlink++] = (struct ls_causal_link){ rec, sample, from, to };
+	return 0;
+}
+
+/* Link the host's receive-path records to the samples whose packets they carried. */
+int ls_causal_link(const struct ls_causal_in *in, struct ls_causal_out *out,
+		   struct ls_err *err)
+{
+	struct rx_index ix = { 0 };
+	uint8_t *hit = NULL;
+	size_t cap = 0;
+	int ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->linked = calloc(in->nrec ? in->nrec : 1, 1);
+	hit = calloc(in->n ? in->n : 1, 1);
+	if (!out->linked || !hit || rx_index_build(&ix, in->rec, in->nrec)) {
+		ret = ls_errnof(err, ENOMEM, "causal attribution: %zu records", in->nrec);
+		goto out;
+	}
+	for (size_t p = 0; p < in->nrec; p++) {
+		const struct ls_record *pk = &in->rec[p];
+		uint64_t t = pk->start_ns, chain = t, comp = UINT64_MAX, poll = UINT64_MAX;
+		size_t first, last;
+		long long s;
+
+		if (pk->stage != LS_STAGE_RX_PKT)
+			continue;
+		out->packets++;
+		s = packet_sample(in, pk);
+		if (s < 0 || t > in->seen[s])
+			continue;
+		out->matched++;
+		hit[s] = 1;
+		/*
+		 * The chain starts at the interrupt that led to the packet's
+		 * poll: the COMPLETION containing t, else the NAPI poll.
+		 */
+		overlap_range(&ix, pk->cpu, t, t, &first, &last);
+		for (size_t k = first; k < last; k++) {
+			const struct ls_record *r = &in->rec[ix.idx[k]];
+
+			if (r->end_ns < t)
+				continue;
+			if (r->stage == LS_STAGE_COMPLETION && r->start_ns < comp)
+				comp = r->start_ns;
+			if (r->stage == LS_STAGE_NAPI_POLL && r->start_ns < poll)
+				poll = r->start_ns;
+		}
+		if (comp != UINT64_MAX)
+			chain = comp;
+		else if (poll != UINT64_MAX)
+			chain = poll;
+		overlap_range(&ix, pk->cpu, chain, in->seen[s], &first, &last);
+		for (size_t k = first; k < last; k++) {
+			size_t ri = ix.idx[k];
+
+			if (in->rec[ri].end_ns < chain)
+				continue;
+			if (add_link(out, &cap, ri, (size_t)s, chain, in->seen[s])) {
+				ret = ls_errnof(err, ENOMEM, "causal attribution: %zu links",
+						out->nlink);
+				goto out;
+			}
+			out->linked[ri] = 1;
+		}
+	}
+	qsort(out->link, out->nlink, sizeof(*out->link), link_cmp);
+	if (out->nlink) {
+		size_t u = 1;
+
+		for (size_t k = 1; k < out->nlink; k++) {
+			struct ls_causal_link *p = &out->link[u - 1], *q = &out->link[k];
+
+			if (link_cmp(q, p)) {
+				out->link[u++] = *q;
+				continue;
+			}
+			/* the same record on the same sample's path: one span */
+			if (q->from < p->from)
+				p->from = q->from;
+			if (q->to > p->to)
+				p->to = q->to;
+		}
+		out->nlink = u;
+	}
+	for (size_t i = 0; i < in->n; i++)
+		out->samples += hit[i];
+out:
+	free(ix.idx);
+	free(ix.maxend);
+	free(hit);
+	if (ret)
+		ls_causal_free(out);
+	return ret;
+}
+
+void ls_causal_free(struct ls_causal_out *out)
+{
+	free(out->link);
+	free(out->linked);
+	out->link = NULL;
+	out->linked = NULL;
+	out->nlink = 0;
+}

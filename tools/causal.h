@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Causal attribution: which receive-path records of one host carried which
+ * probe sample's packets.
+ *
+ * The kernel backends record every RoCEv2 packet that enters a host's
+ * stack as an RX_PKT instant (CPU, time, destination QP, PSN, opcode). The
+ * probe knows its QPs and each sample's PSNs, so each of the host's probe
+ * packets names its sample. A packet that entered on CPU c at t was
+ * carried by the receive-path records on c that contain t; its chain
+ * starts at the NIC interrupt that led to its poll (the start of the
+ * COMPLETION containing t; without one, of the NAPI poll, else t). From
+ * there until the host's application saw the message, the receive-path
+ * work on c is on that sample's path, clipped to that span: before the
+ * interrupt the packet was not there yet, after "seen" the host had moved
+ * on (with Soft-RoCE the packet's own processing follows on c after
+ * netif_receive_skb, inside the poll or in a tasklet). Receive-path work
+ * anywhere else is concurrent: it overlapped the sample but did not carry
+ * it.
+ */
+#ifndef LS_CAUSAL_H
+#define LS_CAUSAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../include/uapi/latsplit.h"
+#include "util.h"
+
+/* One host, as it saw the probe's packets. */
+struct ls_causal_in {
+	const struct ls_record *rec;	/* the host's records, its own clock */
+	size_t nrec;
+	size_t n;			/* samples */
+	const uint64_t *seen;		/* [n]: its application saw sample i's message */
+	uint32_t qpn;			/* QP the probe's packets to this host address */
+	int64_t psn0;			/* PSN of sample 0's first packet; < 0: unknown */
+	uint32_t pkts;			/* packets per message */
+	bool requests;			/* true: only request opcodes are the probe's
+					 * (the responder: ACKs of its answers share the
+					 * QP); false: anything but an ACK (the prober:
+					 * answers, or READ responses) */
+};
+
+/* Record rec is on sample's path from `from` to `to` (its own clock). */
+struct ls_causal_link {
+	size_t rec;
+	size_t sample;
+	uint64_t from, to;
+};
+
+struct ls_causal_out {
+	struct ls_causal_link *link;	/* sorted by rec, then sample; one per pair,
+					 * its span the union of its packets' */
+	size_t nlink;
+	uint8_t *linked;		/* [nrec]: 1 when rec is in some link */
+	size_t packets;			/* RX_PKT records */
+	size_t matched;			/* of them, one of a sample's packets */
+	size_t samples;			/* samples with a matched packet */
+};
+
+/* True for the stages of the receive path (what a packet's arrival runs). */
+bool ls_stage_rx_path(unsigned int stage);
+/* True for the stages tied to the probe task (its CPU, its wakeups). */
+bool ls_stage_task(unsigned int stage);
+/* Link the host's receive-path records to the samples whose packets they carried. */
+int ls_causal_link(const struct ls_causal_in *in, struct ls_causal_out *out,
+		   struct ls_err *err);
+void ls_causal_free(struct ls_causal_out *out);
+
+#endif /* LS_CAUSAL_H */
