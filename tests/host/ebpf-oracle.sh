@@ -128,7 +128,7 @@ if rx_total < 20000:
 sys.exit(1 if bad else 0)
 EOF
 
-plan 9
+plan 11
 for mode in tp_btf raw_tp; do
 	rm -f "$WORK"/rec.json "$WORK"/*.a "$WORK"/*.b
 	if LS_EBPF_ATTACH=$mode "$LS_BIN" record --backend ebpf --irq "$IRQS" --json \

@@ -26,15 +26,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/breakdown.inc"
 
-AFF_SAVED=$W/affinity
-cleanup() {
-	local n
-	for n in 0 1; do
-		[ -s "$AFF_SAVED.$n" ] && lab_exec "$n" "while read -r irq cpus; do echo \$cpus > /proc/irq/\$irq/smp_affinity_list; done < $AFF_SAVED.$n" >/dev/null 2>&1
-	done
-	bd_cleanup
-}
-trap cleanup EXIT
+trap bd_cleanup EXIT
 [ "$(lab_exec 1 nproc)" -ge 2 ] || skip_all "needs a 2-CPU lab (lab up --smp 2)"
 plan_none
 BD_ITERS=${BD_CAUSAL_ITERS:-800}
@@ -44,22 +36,15 @@ bd_backend_setup
 [ ${#BD_KMOD_LOADED[@]} -eq 2 ] || diag "latsplit.ko not loaded on both nodes: kmod cases fail"
 PLACEMENTS=${BD_CAUSAL_PLACEMENTS:-$(lab_primary && echo "away beside" || echo away)}
 
-# nic_irqs NODE: the virtio-net IRQ numbers of a node.
-nic_irqs() {
-	lab_exec "$1" "grep -E 'virtio[0-9]+-(input|output)' /proc/interrupts | cut -d: -f1 | tr -d ' '" | tr '\n' ' '
-}
-for n in 0 1; do
-	irqs=$(nic_irqs "$n")
-	lab_exec "$n" "for i in $irqs; do echo \"\$i \$(cat /proc/irq/\$i/smp_affinity_list)\"; done > $AFF_SAVED.$n"
-done
+bd_irqs_save
 
 # place NAME: the NIC's IRQs on CPU 0 (away) or on CPU 1 (beside the probe).
 place() {
 	local n cpu=0
 	[ "$1" = beside ] && cpu=1
+	bd_irqs_place "$cpu"
 	for n in 0 1; do
-		lab_exec "$n" "while read -r irq cpus; do echo $cpu > /proc/irq/\$irq/smp_affinity_list; done < $AFF_SAVED.$n"
-		diag "node$n: NIC IRQs $1: $(lab_exec "$n" "while read -r irq cpus; do echo -n \"\$irq:\$(cat /proc/irq/\$irq/effective_affinity_list) \"; done < $AFF_SAVED.$n")"
+		diag "node$n: NIC IRQs $1: $(lab_exec "$n" "while read -r irq cpus; do echo -n \"\$irq:\$(cat /proc/irq/\$irq/effective_affinity_list) \"; done < $BD_AFF.$n")"
 	done
 }
 
@@ -78,24 +63,11 @@ healthy() {
 
 # one PLACEMENT BACKEND: wire-held answers, judged per sample.
 one() {
-	local pl=$1 name=c$1$2 k run BD_BACKEND=$2
+	local name=c$1$2 BD_BACKEND=$2
 	wire rule ba 0 roce=1 op=req psn=hash delay=$HOLD_NS >/dev/null
-	for k in $(seq "$BD_CHUNKS"); do
-		run=$name
-		[ "$k" -eq 1 ] || run=${name}_$k
-		wire log "$W/$run.wire" >/dev/null
-		if bd_run "$run" "--cpu 1" "--cpu 1 --samples $W/$run.csv"; then ok "$run: run with half the answers held $((HOLD_NS / 1000)) us ($2)"
-		else not_ok "$run: run with half the answers held ($2)" "$(cat "$W/$run.err")"; k=0; fi
-		wire flush >/dev/null
-		wire log off >/dev/null
-		[ "$k" -gt 0 ] || break
-		if ! bd_paired "$name" wire "$k" --wire wire; then k=0; break; fi
-		bd_pair_precise "$name" 0.15 queuing-truth processing-host && break
-		[ "$k" -lt "$BD_CHUNKS" ] && diag "$name: not yet +-15 % of the truth after $k run(s), one more"
-	done
+	bd_wire_chunks "$name" 0.15 "--cpu 1" "--cpu 1" "half the answers held $((HOLD_NS / 1000)) us ($2)"
 	wire norule ba >/dev/null
-	if [ "$k" -gt 0 ]; then ok "$name: samples of $k run(s) matched to the wire's log"
-	else not_ok "$name: samples matched to the wire's log"; return; fi
+	[ "$BD_K" -gt 0 ] || return
 	bd_pair_diag "$name"
 	bd_diag "$W/$name.json"
 	check "$name: half the samples held, 95 % matched" bd_pair_get "$name" \

@@ -23,13 +23,9 @@
 . "$(dirname "$0")/breakdown.inc"
 
 FI_LOADED=()
-AFF_SAVED=$W/affinity
 cleanup() {
 	local n
 	for n in "${FI_LOADED[@]}"; do lab_exec "$n" "rmmod ls_faultinj" >/dev/null 2>&1; done
-	for n in 0 1; do
-		[ -s "$AFF_SAVED.$n" ] && lab_exec "$n" "while read -r irq cpus; do echo \$cpus > /proc/irq/\$irq/smp_affinity_list; done < $AFF_SAVED.$n" >/dev/null 2>&1
-	done
 	bd_cleanup
 }
 trap cleanup EXIT
@@ -43,10 +39,10 @@ BD_CHUNKS=${BD_PROCESSING_CHUNKS:-2}
 bd_backend_setup
 FI=/sys/kernel/debug/ls_faultinj
 
+bd_irqs_save
+bd_irqs_place 1
 for n in 0 1; do
-	irqs=$(lab_exec "$n" "grep -E 'virtio[0-9]+-(input|output)' /proc/interrupts | cut -d: -f1 | tr -d ' '" | tr '\n' ' ')
-	lab_exec "$n" "for i in $irqs; do echo \"\$i \$(cat /proc/irq/\$i/smp_affinity_list)\"; done > $AFF_SAVED.$n; for i in $irqs; do echo 1 > /proc/irq/\$i/smp_affinity_list; done"
-	if lab_exec "$n" "insmod $KO"; then FI_LOADED+=("$n"); ok "node$n: fault injector loaded, NIC IRQs $irqs on CPU 1"
+	if lab_exec "$n" "insmod $KO"; then FI_LOADED+=("$n"); ok "node$n: fault injector loaded, NIC IRQs ($(cut -d' ' -f1 "$BD_AFF.$n" | tr '\n' ' ')) on CPU 1"
 	else not_ok "node$n: fault injector loaded"; fi
 done
 

@@ -37,7 +37,7 @@ bd_backend_setup
 # one DIR D_US: runs with half the probe frames in DIR held 2 x D_US,
 # added until the contrasts are precise enough (at most BD_CHUNKS), judged.
 one() {
-	local dir=$1 d_us=$2 name=q$1$2 BD_ITERS=$BD_ITERS k run gate tol=10
+	local dir=$1 d_us=$2 name=q$1$2 BD_ITERS=$BD_ITERS gate tol=10
 	# smaller holds: more samples, and a looser precision the noise allows
 	# (the neighbour differences spread ~0.3 ms here; the 99.9 % interval
 	# of 2800 pairs is then about +-30 us)
@@ -45,22 +45,9 @@ one() {
 	[ "$d_us" -ge 1000 ] || { BD_ITERS=$((BD_ITERS * 3)); gate=0.25; }
 	[ "$d_us" -ge 300 ] || { BD_ITERS=$((BD_ITERS * 4 / 3)); gate=0.5; tol=20; }
 	wire rule "$dir" 0 roce=1 op=req psn=hash delay=$((2 * d_us * 1000)) >/dev/null
-	for k in $(seq "$BD_CHUNKS"); do
-		run=$name
-		[ "$k" -eq 1 ] || run=${name}_$k
-		wire log "$W/$run.wire" >/dev/null
-		if bd_run "$run" "" "--samples $W/$run.csv"; then ok "$run: run with half the $dir probe frames held $((2 * d_us)) us"
-		else not_ok "$run: run with half the $dir probe frames held" "$(cat "$W/$run.err")"; k=0; fi
-		wire flush >/dev/null
-		wire log off >/dev/null
-		[ "$k" -gt 0 ] || break
-		if ! bd_paired "$name" wire "$k" --wire wire; then k=0; break; fi
-		bd_pair_precise "$name" "$gate" queuing-truth processing-host && break
-		[ "$k" -lt "$BD_CHUNKS" ] && diag "$name: not yet +-$gate of the truth after $k run(s), one more"
-	done
+	bd_wire_chunks "$name" "$gate" "" "" "half the $dir probe frames held $((2 * d_us)) us"
 	wire norule "$dir" >/dev/null
-	if [ "$k" -gt 0 ]; then ok "$name: samples of $k run(s) matched to the wire's log"
-	else not_ok "$name: samples matched to the wire's log"; return; fi
+	[ "$BD_K" -gt 0 ] || return
 	bd_pair_diag "$name"
 	check "$name: half the samples faulted, 95 % matched" bd_pair_get "$name" \
 		'(r["matched"] >= 0.95 * r["n"] and abs(r["faulted"] - r["matched"] / 2) <= 0.05 * r["n"]) or sys.exit(1)'
