@@ -36,7 +36,8 @@ bool ls_stage_task(unsigned int stage)
 /* The receive-path records of one host, by CPU then start. */
 struct rx_index {
 	const struct ls_record *rec;
-	size_t *idx;		/* record indices, sorted by (cpu, start) */
+	size_t *idx;		/* record indices, sorted by (cpu, start):
+				 * the receive path's and the RX_PKT instants */
 	uint64_t *maxend;	/* running max of end_ns within each CPU's run */
 	size_t n;
 };
@@ -81,7 +82,8 @@ static int rx_index_build(struct rx_index *ix, const struct ls_record *rec, size
 	if (!ix->idx || !ix->maxend)
 		return -1;
 	for (size_t i = 0; i < nrec; i++)
-		if (ls_stage_rx_path(rec[i].stage) && rec[i].end_ns >= rec[i].start_ns)
+		if ((ls_stage_rx_path(rec[i].stage) || rec[i].stage == LS_STAGE_RX_PKT) &&
+		    rec[i].end_ns >= rec[i].start_ns)
 			ix->idx[n++] = i;
 	sort_rec = rec;
 	qsort(ix->idx, n, sizeof(*ix->idx), idx_cmp);
@@ -156,6 +158,70 @@ static void overlap_range(const struct rx_index *ix, uint32_t cpu, uint64_t from
 	*last = a;
 }
 
+/* True when a RoCE packet entered on cpu in [from, to). */
+static bool rx_between(const struct rx_index *ix, uint32_t cpu, uint64_t from, uint64_t to)
+{
+	size_t first, last;
+
+	overlap_range(ix, cpu, from, to, &first, &last);
+	for (size_t k = first; k < last; k++) {
+		const struct ls_record *r = &ix->rec[ix->idx[k]];
+
+		if (r->stage == LS_STAGE_RX_PKT && r->start_ns >= from && r->start_ns < to)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Where the receive path of a packet that entered on cpu at t began: at
+ * the NIC interrupt that led to its poll (the COMPLETION containing t).
+ * Without one (another NAPI's poll, transmit, ended it first, or the poll
+ * ran deferred), at the NET_RX raise whose wait ended when the run
+ * containing t began, when the run ran in a thread (ksoftirqd, PREEMPT_RT:
+ * the CPU was held by what a softirq cannot preempt, and every packet
+ * that came meanwhile waited for it) or delivered no other RoCE packet
+ * before this one (otherwise the raise was for that one, and this one may
+ * still have been on the wire); else at the NAPI poll containing t, else
+ * at t.
+ */
+static uint64_t chain_start(const struct rx_index *ix, uint32_t cpu, uint64_t t)
+{
+	uint64_t comp = UINT64_MAX, poll = UINT64_MAX, run = UINT64_MAX;
+	bool threaded = false;
+	size_t first, last;
+
+	overlap_range(ix, cpu, t, t, &first, &last);
+	for (size_t k = first; k < last; k++) {
+		const struct ls_record *r = &ix->rec[ix->idx[k]];
+
+		if (r->end_ns < t)
+			continue;
+		if (r->stage == LS_STAGE_COMPLETION && r->start_ns < comp)
+			comp = r->start_ns;
+		if (r->stage == LS_STAGE_NAPI_POLL && r->start_ns < poll)
+			poll = r->start_ns;
+		if (r->stage == LS_STAGE_SOFTIRQ_RUN && r->id == LS_SOFTIRQ_NET_RX &&
+		    r->start_ns < run) {
+			run = r->start_ns;
+			threaded = r->flags & LS_REC_F_RT_THREAD;
+		}
+	}
+	if (comp != UINT64_MAX)
+		return comp;
+	if (run != UINT64_MAX && (threaded || !rx_between(ix, cpu, run, t))) {
+		overlap_range(ix, cpu, run, run, &first, &last);
+		for (size_t k = first; k < last; k++) {
+			const struct ls_record *r = &ix->rec[ix->idx[k]];
+
+			if (r->stage == LS_STAGE_SOFTIRQ_WAIT &&
+			    r->id == LS_SOFTIRQ_NET_RX && r->end_ns == run)
+				return r->start_ns;
+		}
+	}
+	return poll != UINT64_MAX ? poll : t;
+}
+
 /* Sample index of an RX_PKT record, or -1 when it is not one of the probe's packets. */
 static long long packet_sample(const struct ls_causal_in *in, const struct ls_record *r)
 {
@@ -206,7 +272,7 @@ int ls_causal_link(const struct ls_causal_in *in, struct ls_causal_out *out,
 	}
 	for (size_t p = 0; p < in->nrec; p++) {
 		const struct ls_record *pk = &in->rec[p];
-		uint64_t t = pk->start_ns, chain = t, comp = UINT64_MAX, poll = UINT64_MAX;
+		uint64_t t = pk->start_ns, chain;
 		size_t first, last;
 		long long s;
 
@@ -218,30 +284,14 @@ int ls_causal_link(const struct ls_causal_in *in, struct ls_causal_out *out,
 			continue;
 		out->matched++;
 		hit[s] = 1;
-		/*
-		 * The chain starts at the interrupt that led to the packet's
-		 * poll: the COMPLETION containing t, else the NAPI poll.
-		 */
-		overlap_range(&ix, pk->cpu, t, t, &first, &last);
-		for (size_t k = first; k < last; k++) {
-			const struct ls_record *r = &in->rec[ix.idx[k]];
-
-			if (r->end_ns < t)
-				continue;
-			if (r->stage == LS_STAGE_COMPLETION && r->start_ns < comp)
-				comp = r->start_ns;
-			if (r->stage == LS_STAGE_NAPI_POLL && r->start_ns < poll)
-				poll = r->start_ns;
-		}
-		if (comp != UINT64_MAX)
-			chain = comp;
-		else if (poll != UINT64_MAX)
-			chain = poll;
+		chain = chain_start(&ix, pk->cpu, t);
+		if (in->sent && in->sent[s] > chain)
+			chain = in->sent[s] < t ? in->sent[s] : t;
 		overlap_range(&ix, pk->cpu, chain, in->seen[s], &first, &last);
 		for (size_t k = first; k < last; k++) {
 			size_t ri = ix.idx[k];
 
-			if (in->rec[ri].end_ns < chain)
+			if (in->rec[ri].end_ns < chain || in->rec[ri].stage == LS_STAGE_RX_PKT)
 				continue;
 			if (add_link(out, &cap, ri, (size_t)s, chain, in->seen[s])) {
 				ret = ls_errnof(err, ENOMEM, "causal attribution: %zu links",

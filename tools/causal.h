@@ -8,8 +8,11 @@
  * probe knows its QPs and each sample's PSNs, so each of the host's probe
  * packets names its sample. A packet that entered on CPU c at t was
  * carried by the receive-path records on c that contain t; its chain
- * starts at the NIC interrupt that led to its poll (the start of the
- * COMPLETION containing t; without one, of the NAPI poll, else t). From
+ * starts at the NIC interrupt that led to its poll (the COMPLETION
+ * containing t), else at the NET_RX raise whose softirq wait ended when
+ * the run containing t began (a poll deferred to ksoftirqd, or the first
+ * RoCE packet of its run), else at the NAPI poll containing t, else at t;
+ * never before the packet was sent. From
  * there until the host's application saw the message, the receive-path
  * work on c is on that sample's path, clipped to that span: before the
  * interrupt the packet was not there yet, after "seen" the host had moved
@@ -34,6 +37,8 @@ struct ls_causal_in {
 	size_t nrec;
 	size_t n;			/* samples */
 	const uint64_t *seen;		/* [n]: its application saw sample i's message */
+	const uint64_t *sent;		/* [n] or NULL: the other host sent it (this
+					 * host's clock); its chain starts no earlier */
 	uint32_t qpn;			/* QP the probe's packets to this host address */
 	int64_t psn0;			/* PSN of sample 0's first packet; < 0: unknown */
 	uint32_t pkts;			/* packets per message */

@@ -1214,10 +1214,11 @@ static int attribute(struct bd_an *a, const struct ls_probe_run *run,
 				   .stage_mask = LS_ATTR_ALL_STAGES };
 	uint64_t *seen = malloc((a->n ? a->n : 1) * sizeof(*seen));
 	uint64_t *rx_seen = malloc((a->n ? a->n : 1) * sizeof(*rx_seen));
+	uint64_t *sent = malloc((a->n ? a->n : 1) * sizeof(*sent));
 	struct bd_sets S = { 0 };
 	int ret = -1;
 
-	if (!seen || !rx_seen) {
+	if (!seen || !rx_seen || !sent) {
 		ls_errnof(err, ENOMEM, "%zu samples", a->n);
 		goto out;
 	}
@@ -1228,6 +1229,12 @@ static int attribute(struct bd_an *a, const struct ls_probe_run *run,
 			.requests = false,
 		};
 
+		/* an answer leaves the responder at its "answered" stamp */
+		if (a->have_theta && a->peer_n == a->n) {
+			for (size_t i = 0; i < a->n; i++)
+				sent[i] = (uint64_t)((int64_t)run->peer[i].end_ns - a->theta_ns);
+			cin.sent = sent;
+		}
 		memcpy(cfg.cpumask, local->cpumask, sizeof(local->cpumask));
 		for (size_t i = 0; i < a->n; i++)
 			seen[i] = run->samples[i].end_ns;	/* the prober saw the answer */
@@ -1252,6 +1259,10 @@ static int attribute(struct bd_an *a, const struct ls_probe_run *run,
 			cfg.cpumask[LS_CPUMASK_WORDS + w] = peer->cpumask[w];
 		for (size_t i = 0; i < a->peer_n; i++)
 			seen[i] = run->peer[i].start_ns;
+		/* a request leaves the prober at the sample's start */
+		for (size_t i = 0; i < rx_n; i++)
+			sent[i] = (uint64_t)((int64_t)run->samples[i].start_ns + a->theta_ns);
+		cin.sent = sent;
 		for (size_t i = 0; i < rx_n; i++)
 			rx_seen[i] = a->peer_n ? run->peer[i].start_ns :
 				     (uint64_t)((int64_t)run->samples[i].end_ns + a->theta_ns);
@@ -1284,6 +1295,7 @@ out:
 	free(S.conc);
 	free(seen);
 	free(rx_seen);
+	free(sent);
 	return ret;
 }
 

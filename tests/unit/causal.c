@@ -172,6 +172,76 @@ TEST(chain_starts_at_the_interrupt)
 }
 
 /*
+ * The poll deferred: NET_RX raised at 1000 (the NIC interrupt), its run
+ * delayed to 3000 (ksoftirqd behind a real-time task), where another
+ * NAPI's poll (transmit) ends the pending COMPLETION before the receive
+ * poll delivers the packet at 3200. The wait is the packet's delay: the
+ * chain starts at the raise. A wait that ended at another run does not.
+ */
+TEST(chain_starts_at_the_raise_of_a_deferred_poll)
+{
+	struct ls_record r[] = {
+		rec(500, 900, 0, LS_STAGE_SOFTIRQ_WAIT),	/* 0: an earlier run's wait */
+		rec(900, 950, 0, LS_STAGE_SOFTIRQ_RUN),		/* 1: that run */
+		rec(1000, 1010, 0, LS_STAGE_HARDIRQ),		/* 2 */
+		rec(1000, 3100, 0, LS_STAGE_COMPLETION),	/* 3: ended by the tx poll */
+		rec(1005, 3000, 0, LS_STAGE_SOFTIRQ_WAIT),	/* 4: NET_RX raise -> entry */
+		rec(3000, 3400, 0, LS_STAGE_SOFTIRQ_RUN),	/* 5 */
+		rec(3000, 3100, 0, LS_STAGE_NAPI_POLL),		/* 6: tx */
+		rec(3100, 3300, 0, LS_STAGE_NAPI_POLL),		/* 7: rx */
+		pkt(3200, 0, QPN, 9, OP_WRITE),			/* 8 */
+	};
+	uint64_t seen[] = { 3500 };
+	struct ls_causal_in in = { .rec = r, .nrec = 9, .n = 1, .seen = seen, .qpn = QPN,
+				   .psn0 = 9, .pkts = 1, .requests = true };
+	struct ls_causal_out o;
+	struct ls_err e;
+
+	for (size_t i = 0; i < 9; i++)
+		if (r[i].stage == LS_STAGE_SOFTIRQ_WAIT || r[i].stage == LS_STAGE_SOFTIRQ_RUN)
+			r[i].id = LS_SOFTIRQ_NET_RX;
+	ASSERT_EQ(0, ls_causal_link(&in, &o, &e));
+	EXPECT_FALSE(o.linked[0]);
+	EXPECT_FALSE(o.linked[1]);
+	for (size_t i = 2; i <= 7; i++)
+		EXPECT_TRUE(linked_to(&o, i, 0));
+	for (size_t k = 0; k < o.nlink; k++)
+		EXPECT_EQ(1005, o.link[k].from);
+	ls_causal_free(&o);
+
+	/*
+	 * The same run delivered another RoCE packet first (an ACK, at
+	 * 3150): the raise was for it, ours may still have been on the wire;
+	 * the chain starts at the poll that delivered ours.
+	 */
+	r[6] = pkt(3150, 0, QPN, 100, OP_ACK);
+	ASSERT_EQ(0, ls_causal_link(&in, &o, &e));
+	EXPECT_FALSE(o.linked[4]);
+	for (size_t k = 0; k < o.nlink; k++)
+		EXPECT_EQ(3100, o.link[k].from);
+	ls_causal_free(&o);
+
+	/*
+	 * Unless the run was deferred to a thread (ksoftirqd): every packet
+	 * that came during the wait waited for that thread. And never before
+	 * the other host sent the packet.
+	 */
+	r[5].flags = LS_REC_F_RT_THREAD;
+	ASSERT_EQ(0, ls_causal_link(&in, &o, &e));
+	EXPECT_TRUE(linked_to(&o, 4, 0));
+	for (size_t k = 0; k < o.nlink; k++)
+		EXPECT_EQ(1005, o.link[k].from);
+	ls_causal_free(&o);
+	uint64_t sent[] = { 2000 };
+
+	in.sent = sent;
+	ASSERT_EQ(0, ls_causal_link(&in, &o, &e));
+	for (size_t k = 0; k < o.nlink; k++)
+		EXPECT_EQ(2000, o.link[k].from);
+	ls_causal_free(&o);
+}
+
+/*
  * Matching: the prober takes anything but ACKs (its own request's ACK
  * shares the QP), the responder requests only; another QP is another flow;
  * PSNs wrap at 2^24; a message of 4 packets is one sample; a packet after
