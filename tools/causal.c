@@ -331,6 +331,7 @@ out:
 	return ret;
 }
 
+/* Free what ls_causal_link allocated; out may be freed again. */
 void ls_causal_free(struct ls_causal_out *out)
 {
 	free(out->link);
