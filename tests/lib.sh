@@ -24,17 +24,21 @@ done_testing() {
 	[ "$_tap_fail" -eq 0 ] && exit 0
 	exit 1
 }
+# _tap_time LINE: with LS_TAP_TIMES set (tests/run.sh does), append LINE
+# and the seconds since the test started to that file: where a test spends
+# its time.
+_tap_time() { [ -z "${LS_TAP_TIMES:-}" ] || echo "$SECONDS s: $1" >> "$LS_TAP_TIMES"; }
 # ok DESC: a passed assertion.
-ok() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - $*"; }
+ok() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - $*"; _tap_time "ok $_tap_n - $*"; }
 # not_ok DESC [DIAG...]: a failed assertion, with diagnostics after it.
 not_ok() {
 	_tap_n=$((_tap_n + 1)); _tap_fail=$((_tap_fail + 1))
-	echo "not ok $_tap_n - $1"; shift
+	echo "not ok $_tap_n - $1"; _tap_time "not ok $_tap_n - $1"; shift
 	local l
 	for l in "$@"; do printf '%s\n' "$l" | sed 's/^/# /'; done
 }
 # skip DESC REASON: an assertion that could not run; REASON says what is absent.
-skip() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - $1 # SKIP $2"; }
+skip() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - $1 # SKIP $2"; _tap_time "skip $_tap_n - $1"; }
 # check DESC CMD...: ok when CMD succeeds, not_ok with its output otherwise.
 check() {
 	local desc=$1 out; shift

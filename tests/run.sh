@@ -64,7 +64,8 @@ count_tap() {
 attempt() {
 	local name=$1 to=$2 log=$3 rc
 	shift 3
-	timeout --kill-after=10 "$to" "$@" > "$log" 2>&1 < /dev/null
+	rm -f "${log%.log}.times"
+	LS_TAP_TIMES=${log%.log}.times timeout --kill-after=10 "$to" "$@" > "$log" 2>&1 < /dev/null
 	rc=$?
 	[ "$rc" = 124 ] && echo "not ok 999 - $name timed out after ${to}s" >> "$log"
 	return "$rc"
@@ -85,6 +86,7 @@ run_one() {
 	if [ "${LS_RETRY:-0}" = 1 ] && [ "$rc" != 0 ] && [ "$rc" != 4 ] && [ "$rc" != 124 ] &&
 	   [ "$rc" != 137 ]; then
 		mv "$log" "${log%.log}.try1.log"
+		mv -f "${log%.log}.times" "${log%.log}.try1.times" 2>/dev/null
 		echo "  RETRY $name: failed (exit $rc, $(grep -cE '^[[:space:]]*not ok' "${log%.log}.try1.log") failed assertions; log ${log%.log}.try1.log), running it again"
 		grep -E '^[[:space:]]*not ok' "${log%.log}.try1.log" | head -n 5 | sed 's/^/    | /'
 		retried+=("$name")
