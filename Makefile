@@ -141,7 +141,7 @@ $(B)/tests/unit/%: tests/unit/%.c $(LIB_OBJS) $(KSFT_HDRS)
 unit: $(UNIT_BINS)
 
 check: deps
-	@$(MAKE) --no-print-directory -j$(shell nproc) modules-all faultinj-all ebpf tools lab unit
+	@$(MAKE) --no-print-directory -j$(shell nproc) modules-all faultinj-all ebpf tools lab unit fuzz-build
 	@bash tests/run.sh
 
 demo: all

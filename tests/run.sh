@@ -9,6 +9,10 @@
 # reported, and the retried tests are listed at the end.
 #
 #   tests/run.sh [--only unit|host|lab|fuzz] [--kernels "6.1 6.12 6.1-rt"] [PATTERN]
+#
+# A lab test's header chooses its pairs: "# lab-kernels: 6.1 6.12" (or
+# all, the default), "# lab-smp: 1|2|any" (CPUs per node; any: one where
+# the kernel has one-CPU tests anyway, else two), "# lab-tcg: single|multi".
 set -uo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -131,6 +135,15 @@ fi
 
 if [ -z "$ONLY" ] || [ "$ONLY" = lab ]; then
 	for k in $KERNELS; do
+		# "lab-smp: any" runs with one CPU per node where this kernel has
+		# tests that need one CPU, else on its two-CPU pair: a boot saved.
+		has1=
+		for t in "$TOP"/tests/lab/*.sh; do
+			ks=$(header_of "$t" lab-kernels all)
+			[ "$ks" = all ] && ks="6.1 6.12 6.1-rt"
+			[[ " $ks " == *" $k "* ]] && want "lab/${t##*/}" &&
+				[ "$(header_of "$t" lab-smp 1)" = 1 ] && has1=1
+		done
 		for mode in 1:single 2:single 2:multi; do
 			smp=${mode%%:*} tcg=${mode#*:}
 			tests=()
@@ -140,7 +153,11 @@ if [ -z "$ONLY" ] || [ "$ONLY" = lab ]; then
 				ks=$(header_of "$t" lab-kernels all)
 				[ "$ks" = all ] && ks="6.1 6.12 6.1-rt"
 				[[ " $ks " == *" $k "* ]] || continue
-				[ "$(header_of "$t" lab-smp 1)" = "$smp" ] || continue
+				tsmp=$(header_of "$t" lab-smp 1)
+				if [ "$tsmp" = any ]; then
+					[ "$tcg" = single ] && { [ -n "$has1" ] && tsmp=1 || tsmp=2; }
+				fi
+				[ "$tsmp" = "$smp" ] || continue
 				[ "$(header_of "$t" lab-tcg single)" = "$tcg" ] || continue
 				tests+=("$t")
 			done

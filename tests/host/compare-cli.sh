@@ -12,22 +12,25 @@ plan_none
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
-# gen OUT SEED SCALE_PROCESSING [KIND] [N]: a breakdown-like document, three parts.
+# gen SPEC...: one breakdown-like document, three parts, per SPEC
+# OUT:SEED:SCALE_PROCESSING[:KIND[:N]] (one python for them all).
 gen() {
 	python3 - "$@" <<'PY'
 import json, random, sys
-out, seed, scale = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
-kind = sys.argv[4] if len(sys.argv) > 4 else "breakdown"
-n = int(sys.argv[5]) if len(sys.argv) > 5 else 1000
-r = random.Random(seed)
-def draw(mu, s, k=1.0):
-    return [float(round(r.lognormvariate(mu, s) * k)) for _ in range(n)]
-doc = {"schema": 1, "kind": kind,
-       "parts": {"transmission": {"samples_ns": draw(6, 0.05)},
-                 "queuing": {"samples_ns": draw(8, 0.8)},
-                 "processing": {"samples_ns": draw(9, 0.4, scale)}},
-       "total": {"count": n, "p50_ns": 1.0, "p99_ns": 2.0}}
-json.dump(doc, open(out, "w"))
+for spec in sys.argv[1:]:
+    f = spec.split(":")
+    out, seed, scale = f[0], int(f[1]), float(f[2])
+    kind = f[3] if len(f) > 3 else "breakdown"
+    n = int(f[4]) if len(f) > 4 else 1000
+    r = random.Random(seed)
+    def draw(mu, s, k=1.0):
+        return [float(round(r.lognormvariate(mu, s) * k)) for _ in range(n)]
+    doc = {"schema": 1, "kind": kind,
+           "parts": {"transmission": {"samples_ns": draw(6, 0.05)},
+                     "queuing": {"samples_ns": draw(8, 0.8)},
+                     "processing": {"samples_ns": draw(9, 0.4, scale)}},
+           "total": {"count": n, "p50_ns": 1.0, "p99_ns": 2.0}}
+    json.dump(doc, open(out, "w"))
 PY
 }
 
@@ -39,10 +42,7 @@ expect_rc() {
 	else not_ok "$desc" "rc=$rc (want $want), want /$pat/" "$out"; fi
 }
 
-gen "$T/a.json" 1 1.0
-gen "$T/a2.json" 2 1.0
-gen "$T/slow.json" 3 1.3
-gen "$T/irq.json" 4 1.0 irq
+gen "$T/a.json:1:1.0" "$T/a2.json:2:1.0" "$T/slow.json:3:1.3" "$T/irq.json:4:1.0:irq"
 printf '{"schema": 1, "kind": "breakdown", "parts": {"queuing": {"samples_ns": [1, 2,\n  3, ]}}}' >"$T/malformed.json"
 head -c 3000 "$T/a.json" >"$T/truncated.json"
 sed 's/"schema": 1/"schema": 2/' "$T/a.json" >"$T/schema2.json"
@@ -73,10 +73,13 @@ expect_rc "--help: exit 0 with the option list" 0 "--max-regress PCT" $C --help
 # 3 distributions x 2 tests each, Holm at family-wise alpha 0.05: expected
 # at most 2 of 40 comparisons flag anything; allow 2 + 4 sd (binomial) = 7.
 fp=0 bad_rc=0
+specs=()
 for i in $(seq 1 40); do
-	gen "$T/x.json" $((1000 + 2 * i)) 1.0
-	gen "$T/y.json" $((1001 + 2 * i)) 1.0
-	out=$($C --alpha 0.05 --max-regress 0 "$T/x.json" "$T/y.json" 2>&1); rc=$?
+	specs+=("$T/x$i.json:$((1000 + 2 * i)):1.0" "$T/y$i.json:$((1001 + 2 * i)):1.0")
+done
+gen "${specs[@]}"
+for i in $(seq 1 40); do
+	out=$($C --alpha 0.05 --max-regress 0 "$T/x$i.json" "$T/y$i.json" 2>&1); rc=$?
 	[ "$rc" = 0 ] || [ "$rc" = 1 ] || bad_rc=$((bad_rc + 1))
 	grep -qE ' (slower|faster|mixed)' <<<"$out" && fp=$((fp + 1))
 done

@@ -16,8 +16,18 @@
 # path they are concurrent context. Each backend's RX_PKT records must
 # name 95 % of the samples on both hosts, and a run without a fault must
 # have under 1 % clamped samples (the fidelity alarm stays silent).
-# Both backends and both IRQ placements on 6.1; on 6.12 the "away"
-# placement (lab_primary: the suite's time budget). The hold is one-way
+# "Away", the hosts' own change (the probe's total beyond the wire's
+# hold) is partly time no guest clock sees: the emulator runs one vCPU at a
+# time, so while CPU 0 works (path or not) the busy-polling probe's CPU 1
+# does not run. Measured from -1.1 to +1.1 ms on a 3 ms hold, shown as
+# processing in one run and left in the residual in another; there each
+# part must lie within that change of its ideal (+-10 % of the hold), and
+# the hold itself never in processing (the overlap rule put 0.6-0.8 of it
+# there). "Beside", the change is visible and judged exactly as above.
+# Both backends and both IRQ placements on 6.1; on 6.12 the "beside"
+# placement, whose hold is measured in one run where "away" takes two or
+# three; runs without a fault on the first placement only (lab_primary
+# and the healthy runs: the suite's time budget). The hold is one-way
 # 3 ms: with two vCPUs on one emulator thread neighbouring samples differ
 # by milliseconds, and a 1 ms step would need thousands of samples to be
 # measured to +-15 %.
@@ -34,7 +44,7 @@ BD_CHUNKS=${BD_CAUSAL_CHUNKS:-3}
 HOLD_NS=${BD_CAUSAL_HOLD_NS:-6000000}
 bd_backend_setup
 [ ${#BD_KMOD_LOADED[@]} -eq 2 ] || diag "latsplit.ko not loaded on both nodes: kmod cases fail"
-PLACEMENTS=${BD_CAUSAL_PLACEMENTS:-$(lab_primary && echo "away beside" || echo away)}
+PLACEMENTS=${BD_CAUSAL_PLACEMENTS:-$(lab_primary && echo "away beside" || echo beside)}
 
 bd_irqs_save
 
@@ -74,10 +84,17 @@ one() {
 		'(r["matched"] >= 0.95 * r["n"] and abs(r["faulted"] - r["matched"] / 2) <= 0.05 * r["n"]) or sys.exit(1)'
 	check "$name: RX_PKT records named 95 % of the samples on both hosts" bd_get "$W/$name.json" \
 		"all(h['samples_matched'] >= 0.95 * h['samples'] for h in d['attribution']['hosts']) and len(d['attribution']['hosts']) == 2 or sys.exit(1)"
-	check "$name: queuing difference = the wire's hold +-10 % (measured to +-15 %)" \
-		bd_pair_within "$name" queuing-truth 0 0.1 0.15
-	check "$name: processing difference = the hosts' own change +-10 % of the hold (measured to +-15 %)" \
-		bd_pair_within "$name" processing-host 0 0.1 0.15
+	if [ "$1" = beside ]; then
+		check "$name: queuing difference = the wire's hold +-10 % (measured to +-15 %)" \
+			bd_pair_within "$name" queuing-truth 0 0.1 0.15
+		check "$name: processing difference = the hosts' own change +-10 % of the hold (measured to +-15 %)" \
+			bd_pair_within "$name" processing-host 0 0.1 0.15
+	else
+		check "$name: queuing difference = the wire's hold, within the hosts' own change +-10 % of it (measured to +-15 %)" \
+			bd_pair_span "$name" queuing-truth 0.1 0.15
+		check "$name: processing difference = 0, within the hosts' own change +-10 % of the hold (measured to +-15 %)" \
+			bd_pair_span "$name" processing 0.1 0.15
+	fi
 }
 
 for pl in $PLACEMENTS; do
@@ -85,7 +102,8 @@ for pl in $PLACEMENTS; do
 	# A fresh placement's first run is slow (the emulator translates new code once).
 	BD_ITERS=200 bd_run "warm$pl" "--cpu 1" "--cpu 1" >/dev/null 2>&1 || diag "warm-up run failed: $(tail -n 3 "$W/warm$pl.err" 2>/dev/null)"
 	for be in kmod ebpf; do
-		BD_BACKEND=$be healthy "h$pl$be"
+		# Healthy runs on the first placement (the suite's time budget).
+		[ "$pl" = "${PLACEMENTS%% *}" ] && BD_BACKEND=$be healthy "h$pl$be"
 		one "$pl" "$be"
 	done
 done

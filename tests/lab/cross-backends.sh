@@ -18,7 +18,7 @@
 # ratio measures that overhead, not the backends' agreement, and is reported
 # without being judged; the counts are judged on every kernel.
 # lab-kernels: all
-# lab-smp: 1
+# lab-smp: any
 . "$(dirname "$0")/../lib.sh"
 
 BIN=${LS_EBPF_BIN:-$LS_BIN}

@@ -2,16 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 # eBPF backend: attach and detach under traffic (200 pings/s from node1
 # into node0; a flood starves the emulated CPU), alternating tp_btf and
-# raw_tp, every fifth run with the record ring: 20 times on 6.1, 10 on the
+# raw_tp, every fifth run with the record ring: 12 times on 6.1, 8 on the
 # other kernels (lab_reps); every run must succeed and see the traffic, and afterwards
 # `bpftool prog show`, `map show` and `link show` list exactly what they
 # listed before (no leaked programs, maps or links), with a clean dmesg.
 # lab-kernels: all
-# lab-smp: 1
+# lab-smp: any
 . "$(dirname "$0")/../lib.sh"
 
 BIN=${LS_EBPF_BIN:-$LS_BIN}
-RUNS=$(lab_reps 20 10)
+RUNS=$(lab_reps 12 8)
 [ -x "$BIN" ] || skip_all "$BIN not built (make tools)"
 SH=$(lab_shared) || skip_all "no lab shared directory (LAB_NAME=${LAB_NAME:-unset})"
 W=$SH/ebpf-attach.$$

@@ -16,7 +16,7 @@
 # delta - record <= 2 + 0.1 % (deliveries /proc counts that never reach the
 # handler tracepoint; see tests/host/ebpf-oracle.sh).
 # lab-kernels: all
-# lab-smp: 1
+# lab-smp: any
 . "$(dirname "$0")/../lib.sh"
 
 BIN=${LS_EBPF_BIN:-$LS_BIN}

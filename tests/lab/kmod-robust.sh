@@ -8,7 +8,7 @@
 # loaded and unloaded under traffic with a reader in read() (rmmod is
 # refused while the reader holds the file, the reader is ended by `disable`
 # or a signal, then rmmod works). Afterwards the kernel log has no WARNING,
-# BUG, Oops or lockdep report. Hotplug 10 times and 20 load/unload cycles
+# BUG, Oops or lockdep report. Hotplug 10 times and 12 load/unload cycles
 # on 6.1, 4 and 6 on the other kernels (lab_reps; the suite's budget).
 # lab-kernels: all
 # lab-smp: 2
@@ -20,7 +20,7 @@ kmod_require
 W=/tmp/kmod-robust
 N=1	# the node under test; node0 drives traffic
 HOTPLUGS=$(lab_reps 10 4)
-CYCLES=$(lab_reps 20 6)
+CYCLES=$(lab_reps 12 6)
 
 cleanup() {
 	lab_exec 0 "pkill -x ping" >/dev/null 2>&1

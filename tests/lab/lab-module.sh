@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # lab-kernels: all
+# lab-smp: any
 # latsplit.ko built by kbuild for the guest's own kernel loads and unloads
 # cleanly: no taint beyond out-of-tree (O) and unsigned (E), clean dmesg.
 . "$(dirname "$0")/../lib.sh"

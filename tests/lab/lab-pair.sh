@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # lab-kernels: all
+# lab-smp: any
 # The lab itself: the right kernel booted on both nodes, guest exit status
 # and timeouts reach the host, both Soft-RoCE ports are ACTIVE, and perftest's
 # ib_write_lat completes between the nodes at 4 B and 4096 B.
