@@ -21,7 +21,8 @@
 # time, so while CPU 0 works (path or not) the busy-polling probe's CPU 1
 # does not run. Measured from -1.1 to +1.1 ms on a 3 ms hold, shown as
 # processing in one run and left in the residual in another; there each
-# part must lie within that change of its ideal (+-10 % of the hold), and
+# part must lie within that change of its ideal (+-10 % of the hold,
+# measured to +-20 %: the change itself spreads the raw processing), and
 # the hold itself never in processing (the overlap rule put 0.6-0.8 of it
 # there). "Beside", the change is visible and judged exactly as above.
 # Both backends and both IRQ placements on 6.1; on 6.12 the "away"
@@ -77,7 +78,9 @@ healthy() {
 
 # one PLACEMENT BACKEND: wire-held answers, judged per sample.
 one() {
-	local name=c$1$2 BD_BACKEND=$2
+	local name=c$1$2 BD_BACKEND=$2 BD_GATE_PARTS="queuing-truth processing-host"
+	# Runs are added until the parts judged below are precise.
+	[ "$1" = beside ] || BD_GATE_PARTS="queuing-truth processing"
 	wire rule ba 0 roce=1 op=req psn=hash delay=$HOLD_NS >/dev/null
 	bd_wire_chunks "$name" 0.15 "--cpu 1" "--cpu 1" "half the answers held $((HOLD_NS / 1000)) us ($2)"
 	wire norule ba >/dev/null
@@ -94,10 +97,10 @@ one() {
 		check "$name: processing difference = the hosts' own change +-10 % of the hold (measured to +-15 %)" \
 			bd_pair_within "$name" processing-host 0 0.1 0.15
 	else
-		check "$name: queuing difference = the wire's hold, within the hosts' own change +-10 % of it (measured to +-15 %)" \
-			bd_pair_span "$name" queuing-truth 0.1 0.15
-		check "$name: processing difference = 0, within the hosts' own change +-10 % of the hold (measured to +-15 %)" \
-			bd_pair_span "$name" processing 0.1 0.15
+		check "$name: queuing difference = the wire's hold, within the hosts' own change +-10 % of it (measured to +-20 %)" \
+			bd_pair_span "$name" queuing-truth 0.1 0.2
+		check "$name: processing difference = 0, within the hosts' own change +-10 % of the hold (measured to +-20 %)" \
+			bd_pair_span "$name" processing 0.1 0.2
 	fi
 }
 
