@@ -22,9 +22,11 @@
 # does not run. Measured from -1.1 to +1.1 ms on a 3 ms hold, shown as
 # processing in one run and left in the residual in another; there each
 # part must lie within that change of its ideal (+-10 % of the hold,
-# measured to +-20 %: the change itself spreads the raw processing), and
-# the hold itself never in processing (the overlap rule put 0.6-0.8 of it
-# there). "Beside", the change is visible and judged exactly as above.
+# measured to +-20 %; processing as processing minus the change, pair by
+# pair, because the change itself spreads the raw processing), and the
+# hold itself never in processing (the overlap rule put 0.6-0.8 of it
+# there). The two checks are one identity (the parts add up to the total);
+# both stay because the issue names both. "Beside", the change is visible and judged exactly as above.
 # Both backends and both IRQ placements on 6.1; on 6.12 the "away"
 # placement; runs without a fault on the first placement only
 # (lab_primary and the healthy runs: the suite's time budget). On 6.12
@@ -78,9 +80,8 @@ healthy() {
 
 # one PLACEMENT BACKEND: wire-held answers, judged per sample.
 one() {
-	local name=c$1$2 BD_BACKEND=$2 BD_GATE_PARTS="queuing-truth processing-host"
 	# Runs are added until the parts judged below are precise.
-	[ "$1" = beside ] || BD_GATE_PARTS="queuing-truth processing"
+	local name=c$1$2 BD_BACKEND=$2 BD_GATE_PARTS="queuing-truth processing-host"
 	wire rule ba 0 roce=1 op=req psn=hash delay=$HOLD_NS >/dev/null
 	bd_wire_chunks "$name" 0.15 "--cpu 1" "--cpu 1" "half the answers held $((HOLD_NS / 1000)) us ($2)"
 	wire norule ba >/dev/null
@@ -99,8 +100,12 @@ one() {
 	else
 		check "$name: queuing difference = the wire's hold, within the hosts' own change +-10 % of it (measured to +-20 %)" \
 			bd_pair_span "$name" queuing-truth 0.1 0.2
+		# Processing is judged per pair against the hosts' change
+		# (processing-host): the raw difference carries that change's
+		# whole spread (+-23 % after three runs, where processing-host
+		# was +-6 %).
 		check "$name: processing difference = 0, within the hosts' own change +-10 % of the hold (measured to +-20 %)" \
-			bd_pair_span "$name" processing 0.1 0.2
+			bd_pair_span "$name" processing-host 0.1 0.2 -1
 	fi
 }
 
