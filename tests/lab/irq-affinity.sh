@@ -30,7 +30,9 @@ plan_none
 B=$LS_BIN
 N=${IRQ_E2E_ITERS:-300}
 NALT=${IRQ_E2E_ALT_ITERS:-2000}
-TOGGLE_S=${IRQ_E2E_TOGGLE_S:-0.3}
+TOGGLE_S=${IRQ_E2E_TOGGLE_S:-0.1}
+BLOCK_PKTS=${IRQ_E2E_BLOCK_PKTS:-80}
+RCVD=/sys/class/infiniband/rxe0/ports/1/hw_counters/rcvd_pkts
 SH=$(lab_shared)
 W=$SH/irq-e2e.$$
 mkdir -p "$W"
@@ -85,16 +87,24 @@ run_breakdown() {
 # warnings FILE: the warning codes of an irq JSON document.
 warnings() { python3 -c 'import json,sys; print(" ".join(w["code"] for w in json.load(open(sys.argv[1]))["warnings"]))' "$1"; }
 
-# The toggler: NIC IRQs of node1 alternate between two CPUs every PERIOD
-# seconds during one breakdown. Right after each switch it sends one UDP
-# datagram to node0, port MARKER + state: the host wire logs it on the
-# host's clock in line with the probe's own frames, so each sample is
-# placed between two switches by the wire's log (tests/lab/paired.py
-# phases), with no clock offset to trust.
+# The toggler: NIC IRQs of node1 alternate between two CPUs every BLOCK
+# packets the responder's RDMA device receives (its own hw counter
+# rcvd_pkts: about two per sample, the request and the ACK of the answer),
+# and no sooner than PERIOD seconds, so every block holds about as many
+# samples however fast or slow this machine runs the pair (a time-based
+# toggle gave a fast pair too few blocks and a slow one blocks too small to
+# judge). Right after each switch it sends one UDP datagram to node0, port
+# MARKER + state: the host wire logs it on the host's clock in line with
+# the probe's own frames, so each sample is placed between two switches by
+# the wire's log (tests/lab/paired.py phases), with no clock offset to
+# trust.
 cat > "$W/toggle.py" <<'PY'
 import os, socket, sys, time
 irqs, cpus, period, out, stop = sys.argv[1].split(), sys.argv[2].split(","), float(sys.argv[3]), sys.argv[4], sys.argv[5]
-marker = int(sys.argv[6])
+marker, counter, block = int(sys.argv[6]), sys.argv[7], int(sys.argv[8])
+def received():
+    with open(counter) as f:
+        return int(f.read())
 sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 log = open(out, "w")
 end = time.monotonic() + 600
@@ -104,10 +114,13 @@ while time.monotonic() < end and not os.path.exists(stop):
         with open("/proc/irq/%s/smp_affinity_list" % i, "w") as f:
             f.write(cpus[k % 2])
     sock.sendto(b"latsplit-toggle", ("192.0.2.1", marker + k % 2))
-    log.write("%d %d\n" % (time.monotonic_ns(), k % 2))
+    t, c = time.monotonic(), received()
+    log.write("%d %d %d\n" % (time.monotonic_ns(), k % 2, c))
     log.flush()
     k += 1
     time.sleep(period)
+    while received() - c < block and time.monotonic() < end and not os.path.exists(stop):
+        time.sleep(0.02)
 PY
 
 lab_bg 1 "python3 $W/hog.py" >/dev/null
@@ -132,6 +145,7 @@ else
 fi
 
 MARKER=40000
+check "node1's rxe0 counts the packets it receives ($RCVD)" lab_exec 1 "test \$(cat $RCVD) -gt 0"
 wire() { "$LS_LAB" wire --name "${LAB_NAME:?}" "$@"; }
 
 # alternate NAME CPUS: one long breakdown while the toggler alternates the
@@ -143,7 +157,7 @@ alternate() {
 	lab_bg 1 "taskset -c 0 timeout 600 $B breakdown -d rxe0 -u 16 --wait-timeout 60s --cpu 0 --listen-timeout 120s > $W/$name.resp 2>&1" >/dev/null
 	for _ in $(seq 300); do grep -q listening "$W/$name.resp" 2>/dev/null && break; sleep 0.1; done
 	wire log "$W/$name.wire" >/dev/null || return 1
-	lab_bg 1 "python3 $W/toggle.py '$irqs' $cpus $TOGGLE_S $W/$name.tog $W/$name.stop $MARKER" >/dev/null
+	lab_bg 1 "python3 $W/toggle.py '$irqs' $cpus $TOGGLE_S $W/$name.tog $W/$name.stop $MARKER $RCVD $BLOCK_PKTS" >/dev/null
 	for _ in $(seq 300); do [ -s "$W/$name.tog" ] && break; sleep 0.1; done
 	lab_exec_t 900 0 "$B breakdown -d rxe0 -u 16 --wait-timeout 60s -n $NALT --json --samples $W/$name.csv 192.0.2.2 > $W/$name.json 2> $W/$name.err"
 	rc=$?
@@ -184,8 +198,9 @@ PYEOF
 
 # With the application running: state 0 with the IRQs on CPU 0 (beside
 # the busy-polling responder), state 1 on CPU 1 (beside the application),
-# adjacent blocks TOGGLE_S apart. Which placement is slower is a property
-# of this pair, read off the probe's own total (here CPU 1: the NET_RX
+# adjacent blocks about BLOCK_PKTS / 2 samples each. Which placement is
+# slower is a property of this pair, read off the probe's own total (here
+# CPU 1: the NET_RX
 # work waits behind the SCHED_FIFO application; +2.5 ms, 2.4x, in 58 of
 # 58 pairs). The split must see the change where it is: processing moves
 # the same way as the total in most block pairs (sign test p < 0.001) and
