@@ -114,7 +114,7 @@ while time.monotonic() < end and not os.path.exists(stop):
         with open("/proc/irq/%s/smp_affinity_list" % i, "w") as f:
             f.write(cpus[k % 2])
     sock.sendto(b"latsplit-toggle", ("192.0.2.1", marker + k % 2))
-    t, c = time.monotonic(), received()
+    c = received()
     log.write("%d %d %d\n" % (time.monotonic_ns(), k % 2, c))
     log.flush()
     k += 1
@@ -200,9 +200,8 @@ PYEOF
 # the busy-polling responder), state 1 on CPU 1 (beside the application),
 # adjacent blocks about BLOCK_PKTS / 2 samples each. Which placement is
 # slower is a property of this pair, read off the probe's own total (here
-# CPU 1: the NET_RX
-# work waits behind the SCHED_FIFO application; +2.5 ms, 2.4x, in 58 of
-# 58 pairs). The split must see the change where it is: processing moves
+# CPU 1: the NET_RX work waits behind the SCHED_FIFO application; +2.5 ms,
+# 2.4x, in 58 of 58 pairs). The split must see the change where it is: processing moves
 # the same way as the total in most block pairs (sign test p < 0.001) and
 # carries at least 0.5 of the total's change; queuing does not move with
 # the total by more than 0.3 of it. Queuing may fall: with the IRQs beside
