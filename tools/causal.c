@@ -331,6 +331,23 @@ out:
 	return ret;
 }
 
+/* Per sample, when its message reached the host (0: unknown). */
+void ls_causal_arrivals(const struct ls_causal_in *in, const struct ls_causal_out *out,
+			uint64_t *arrive)
+{
+	for (size_t i = 0; i < in->n; i++)
+		arrive[i] = 0;
+	for (size_t l = 0; l < out->nlink; l++) {
+		const struct ls_causal_link *k = &out->link[l];
+
+		if (k->sample < in->n && (!arrive[k->sample] || k->from < arrive[k->sample]))
+			arrive[k->sample] = k->from;
+	}
+	for (size_t i = 0; in->sent && i < in->n; i++)
+		if (!arrive[i])
+			arrive[i] = in->sent[i];
+}
+
 /* Free what ls_causal_link allocated; out may be freed again. */
 void ls_causal_free(struct ls_causal_out *out)
 {

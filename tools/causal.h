@@ -72,6 +72,14 @@ bool ls_stage_task(unsigned int stage);
 /* Link the host's receive-path records to the samples whose packets they carried. */
 int ls_causal_link(const struct ls_causal_in *in, struct ls_causal_out *out,
 		   struct ls_err *err);
+/*
+ * When each sample's message reached the host (its clock; 0: unknown), into
+ * arrive[in->n]: the start of its packets' chain, else the moment the
+ * other host sent it (in->sent), else unknown. The probe task's stages
+ * count for a sample only from then on: before, it had nothing to see.
+ */
+void ls_causal_arrivals(const struct ls_causal_in *in, const struct ls_causal_out *out,
+			uint64_t *arrive);
 void ls_causal_free(struct ls_causal_out *out);
 
 #endif /* LS_CAUSAL_H */

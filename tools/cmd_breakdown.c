@@ -170,7 +170,8 @@ static void usage(FILE *fp)
 "      --expect-gbps G       expected link rate: slower is a finding\n"
 "output:\n"
 "      --json                JSON document on stdout (kind \"breakdown\")\n"
-"      --samples FILE        every sample's parts as CSV\n"
+"      --samples FILE        every sample's parts as CSV, with its kernel time\n"
+"                            per host and stage\n"
 "      --prom FILE           Prometheus text format (node_exporter textfile)\n"
 "      --peers FILE          prober for every host in FILE (one per line, '#'\n"
 "                            comments), one after another; --json gives one JSON\n"
@@ -876,6 +877,7 @@ struct bd_an {
 	size_t preempt_dropped;		/* preemptions not ending at a "seen" */
 	struct ls_attr attr;		/* what was on the samples' path */
 	bool attr_ok;
+	bool per_window;		/* keep attr's figures per sample and stage (--samples) */
 	struct ls_attr conc;		/* receive-path work that only overlapped them */
 	bool conc_ok;
 	struct {
@@ -1134,12 +1136,47 @@ static int ent_cmp(const void *x, const void *y)
 }
 
 /*
+ * A probe-task record (already in the prober's clock) into the sets, once
+ * per window it overlaps, from that sample's message's arrival on (arrive,
+ * the host's clock: shift moves it): before the message was there the
+ * task had nothing to see, so time taken from it then delayed nothing.
+ */
+static int task_ents(const struct bd_an *a, struct bd_sets *S, const struct ls_record *r,
+		     const uint64_t *arrive, size_t n, int64_t shift)
+{
+	size_t lo = 0, hi = a->n;
+
+	while (lo < hi) {		/* first window starting after the record */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (a->win[mid].start_ns <= r->start_ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo > 0 && a->win[lo - 1].end_ns > r->start_ns)
+		lo--;
+	for (size_t j = lo; j < a->n && a->win[j].start_ns < r->end_ns; j++) {
+		struct ls_record c = *r;
+		int64_t from = j < n && arrive[j] ? (int64_t)arrive[j] - shift : 0;
+
+		if (c.end_ns <= a->win[j].start_ns)
+			continue;
+		if ((int64_t)c.start_ns < from)
+			c.start_ns = (uint64_t)from;
+		if (c.end_ns > c.start_ns && sets_ent(S, &c, (long long)j))
+			return -1;
+	}
+	return 0;
+}
+
+/*
  * One host's records into the sets, causally (see causal.h): the probe
- * task's stages count for every window they overlap (a PREEMPT only when it
- * ends just before a "seen" of pre_seen), the receive path only for the
- * samples whose packets it carried, the rest of the receive path is
- * concurrent. shift moves the records into the prober's clock, cpu_off
- * keeps the hosts' CPUs apart.
+ * task's stages count for the windows they overlap from the sample's
+ * message's arrival on (a PREEMPT only when it ends just before a "seen"
+ * of pre_seen), the receive path only for the samples whose packets it
+ * carried, the rest of the receive path is concurrent. shift moves the
+ * records into the prober's clock, cpu_off keeps the hosts' CPUs apart.
  */
 static int host_sets(struct bd_an *a, int hi, const struct ls_bd_host *h,
 		     const struct ls_causal_in *cin, const uint64_t *pre_seen,
@@ -1147,11 +1184,18 @@ static int host_sets(struct bd_an *a, int hi, const struct ls_bd_host *h,
 		     struct bd_sets *S, struct ls_err *err)
 {
 	struct ls_causal_out co;
+	uint64_t *arrive;
 	size_t l = 0;
 	int ret = 0;
 
-	if (ls_causal_link(cin, &co, err))
+	arrive = malloc((cin->n ? cin->n : 1) * sizeof(*arrive));
+	if (!arrive)
+		return ls_errnof(err, ENOMEM, "arrivals of %zu samples", cin->n);
+	if (ls_causal_link(cin, &co, err)) {
+		free(arrive);
 		return -1;
+	}
+	ls_causal_arrivals(cin, &co, arrive);
 	a->rx[hi].packets = co.packets;
 	a->rx[hi].matched = co.matched;
 	a->rx[hi].samples = co.samples;
@@ -1168,7 +1212,7 @@ static int host_sets(struct bd_an *a, int hi, const struct ls_bd_host *h,
 		r.cpu += cpu_off;
 		if (ls_stage_task(r.stage)) {
 			if (preempt_counts(&h->rec[i], pre_seen, pre_n, slack))
-				ret = sets_ent(S, &r, -1);
+				ret = task_ents(a, S, &r, arrive, cin->n, shift);
 			else
 				a->preempt_dropped++;
 		} else if (ls_stage_rx_path(r.stage) && !co.linked[i]) {
@@ -1193,6 +1237,7 @@ static int host_sets(struct bd_an *a, int hi, const struct ls_bd_host *h,
 		}
 	}
 	ls_causal_free(&co);
+	free(arrive);
 	if (ret)
 		return ls_errnof(err, ENOMEM, "attribution: %zu records", h->nrec);
 	return 0;
@@ -1211,7 +1256,8 @@ static int attribute(struct bd_an *a, const struct ls_probe_run *run,
 		     struct ls_err *err)
 {
 	struct ls_attr_cfg cfg = { .win = a->win, .n = a->n, .tail = a->tail,
-				   .stage_mask = LS_ATTR_ALL_STAGES };
+				   .stage_mask = LS_ATTR_ALL_STAGES,
+				   .per_window = a->per_window };
 	uint64_t *seen = malloc((a->n ? a->n : 1) * sizeof(*seen));
 	uint64_t *rx_seen = malloc((a->n ? a->n : 1) * sizeof(*rx_seen));
 	uint64_t *sent = malloc((a->n ? a->n : 1) * sizeof(*sent));
@@ -1446,6 +1492,7 @@ static int analyze(struct bd_an *a, const struct ls_probe_result *r, struct bd_c
 	a->n = run->count;
 	a->div = ls_probe_rtt_divisor(r->verb);
 	a->peer_n = peer ? (run->peer_count < a->n ? run->peer_count : a->n) : 0;
+	a->per_window = c->samples != NULL;
 	if (!a->n)
 		return ls_errf(err, "the probe produced no samples");
 	a->total = calloc(a->n, sizeof(double));
@@ -1998,19 +2045,37 @@ static long long sample_psn(int64_t psn0, const struct ls_probe_run *run, size_t
 	return (long long)(((uint64_t)psn0 + (uint64_t)i * run->pkts) & 0xffffff);
 }
 
-/* --samples: one CSV row per sample with its three parts and its packets' PSNs. */
+/*
+ * --samples: one CSV row per sample with its three parts and its packets'
+ * PSNs, then the round-trip window's kernel time per host and stage (the
+ * columns add up to kernel_rtt_window_ns; RX_PKT instants take no time).
+ */
 static void write_samples(FILE *fp, const struct bd_an *a, const struct ls_probe_run *run)
 {
+	static const char *const host[LS_ATTR_HOSTS] = { "prober", "responder" };
+
 	fprintf(fp, "index,start_ns,end_ns,total_ns,transmission_ns,queuing_ns,processing_ns,"
-		"kernel_ns,base_ns,kernel_rtt_window_ns,tail,req_psn,ans_psn\n");
-	for (size_t i = 0; i < a->n; i++)
-		fprintf(fp, "%zu,%llu,%llu,%.1f,%.3f,%.3f,%.3f,%.3f,%.3f,%.0f,%u,%lld,%lld\n", i,
+		"kernel_ns,base_ns,kernel_rtt_window_ns,tail,req_psn,ans_psn");
+	for (unsigned int h = 0; h < LS_ATTR_HOSTS; h++)
+		for (unsigned int st = 0; st < LS_NR_STAGES; st++)
+			if (st != LS_STAGE_RX_PKT)
+				fprintf(fp, ",%s_%s_ns", host[h], ls_stage_name(st));
+	fputc('\n', fp);
+	for (size_t i = 0; i < a->n; i++) {
+		fprintf(fp, "%zu,%llu,%llu,%.1f,%.3f,%.3f,%.3f,%.3f,%.3f,%.0f,%u,%lld,%lld", i,
 			(unsigned long long)run->samples[i].start_ns,
 			(unsigned long long)run->samples[i].end_ns, a->total[i],
 			a->sp.part[LS_PART_TRANSMISSION][i], a->sp.part[LS_PART_QUEUING][i],
 			a->sp.part[LS_PART_PROCESSING][i], a->sp.kernel[i], a->sp.base[i],
 			a->kern_rtt[i], a->tail[i], sample_psn(run->req_psn0, run, i),
 			sample_psn(run->ans_psn0, run, i));
+		for (unsigned int h = 0; h < LS_ATTR_HOSTS; h++)
+			for (unsigned int st = 0; st < LS_NR_STAGES; st++)
+				if (st != LS_STAGE_RX_PKT)
+					fprintf(fp, ",%llu", (unsigned long long)
+						ls_attr_win_stage(&a->attr, i, h, st));
+		fputc('\n', fp);
+	}
 }
 
 /* Keep what --prom writes of a split pair (peer given in pp->peer already). */

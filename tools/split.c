@@ -88,6 +88,14 @@ int ls_attr_init(struct ls_attr *a, const struct ls_attr_cfg *cfg,
 	}
 	a->kernel_ns = calloc(cfg->n ? cfg->n : 1, sizeof(*a->kernel_ns));
 	a->cells = calloc((size_t)LS_ATTR_MAX_CPUS * LS_NR_STAGES, sizeof(*a->cells));
+	if (cfg->per_window) {
+		a->win_stage_ns = calloc(cfg->n ? cfg->n : 1,
+					 LS_ATTR_HOSTS * LS_NR_STAGES * sizeof(*a->win_stage_ns));
+		if (!a->win_stage_ns) {
+			ls_attr_free(a);
+			return ls_errnof(err, ENOMEM, "attribution: stages of %zu windows", cfg->n);
+		}
+	}
 	a->cap = 256;
 	a->act = malloc(a->cap * sizeof(*a->act));
 	a->evcap = 512;
@@ -103,10 +111,12 @@ int ls_attr_init(struct ls_attr *a, const struct ls_attr_cfg *cfg,
 void ls_attr_free(struct ls_attr *a)
 {
 	free(a->kernel_ns);
+	free(a->win_stage_ns);
 	free(a->cells);
 	free(a->act);
 	free(a->ev);
 	a->kernel_ns = NULL;
+	a->win_stage_ns = NULL;
 	a->cells = NULL;
 	a->act = NULL;
 	a->ev = NULL;
@@ -146,6 +156,16 @@ static void ev_sort(struct ls_attr_ev *ev, size_t n)
 }
 
 #define LS_ATTR_MAX_SLOTS	64	/* distinct (cpu, stage) pairs in one window */
+
+/* Add ns to window i's figure of the (host, stage) of slot key (cpu * stages + stage). */
+static void win_stage_add(struct ls_attr *a, size_t i, uint32_t key, uint64_t ns)
+{
+	unsigned int cpu = key / LS_NR_STAGES, host = cpu >= LS_MAX_CPUS;
+	uint32_t *v = &a->win_stage_ns[(i * LS_ATTR_HOSTS + host) * LS_NR_STAGES +
+				       key % LS_NR_STAGES];
+
+	*v = ns >= UINT32_MAX - *v ? UINT32_MAX : *v + (uint32_t)ns;
+}
 
 /* Finish window i: union of the active records clipped to it, given out by rank. */
 static void finish_window(struct ls_attr *a, size_t i)
@@ -235,6 +255,8 @@ static void finish_window(struct ls_attr *a, size_t i)
 			c->max_ns = slot_ns[s];
 		if (a->cfg.tail && a->cfg.tail[i])
 			c->tail_ns += slot_ns[s];
+		if (a->win_stage_ns)
+			win_stage_add(a, i, slot_key[s], slot_ns[s]);
 	}
 }
 

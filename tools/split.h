@@ -61,7 +61,11 @@ struct ls_attr_cfg {
 	const uint8_t *tail;		/* optional: 1 = window is in the tail */
 	uint64_t cpumask[LS_ATTR_MASK_WORDS];	/* relevant CPUs */
 	uint32_t stage_mask;		/* counted stages (1 << LS_STAGE_x) */
+	bool per_window;		/* keep each window's time per host and stage */
 };
+
+/* Hosts told apart by CPU id in ls_attr_win_stage(): below LS_MAX_CPUS, then above. */
+#define LS_ATTR_HOSTS		2
 
 struct ls_attr_rec {
 	uint64_t start_ns, end_ns;
@@ -73,6 +77,9 @@ struct ls_attr_rec {
 struct ls_attr {
 	struct ls_attr_cfg cfg;
 	uint64_t *kernel_ns;		/* [n]: union per window (output) */
+	uint32_t *win_stage_ns;		/* [n][LS_ATTR_HOSTS][LS_NR_STAGES] when
+					 * cfg.per_window: the union's time given to
+					 * each (host, stage), saturated at 2^32-1 */
 	struct ls_attr_cell *cells;	/* [LS_ATTR_MAX_CPUS * LS_NR_STAGES] */
 	size_t next;			/* first unfinished window */
 	uint64_t last_start;		/* order check */
@@ -115,6 +122,15 @@ static inline struct ls_attr_cell *ls_attr_cell(struct ls_attr *a,
 	return &a->cells[cpu * LS_NR_STAGES + stage];
 }
 void ls_attr_free(struct ls_attr *a);
+/* Window i's time given to (host, stage); 0 without cfg.per_window. */
+static inline uint64_t ls_attr_win_stage(const struct ls_attr *a, size_t i,
+					 unsigned int host, unsigned int stage)
+{
+	if (!a->win_stage_ns || i >= a->cfg.n || host >= LS_ATTR_HOSTS ||
+	    stage >= LS_NR_STAGES)
+		return 0;
+	return a->win_stage_ns[(i * LS_ATTR_HOSTS + host) * LS_NR_STAGES + stage];
+}
 
 /* Sort records by start_ns (then cpu) so they can be pushed. */
 void ls_records_sort(struct ls_record *r, size_t n);

@@ -31,7 +31,8 @@ Prints one JSON object: n, matched, faulted, pairs, truth (median one-way
 ns and the oracle's figures), host (the probe's total minus the oracle's
 figure, per sample: what the hosts themselves gained or lost), and per part (total, transmission, queuing,
 processing, kernel) the median difference with a distribution-free 99.9 %
-confidence interval and its ratio to the truth. With an oracle, the
+confidence interval and its ratio to the truth; per host and stage that
+held time (stages) the mean difference of its round-trip kernel time. With an oracle, the
 errors of the split are contrasted per sample too (queuing-truth and
 processing-host for the wire, processing-truth for the injector): a
 test judges the interval of what the split got wrong, not the
@@ -61,9 +62,11 @@ def load_samples(path):
         die("%s: %s" % (path, e))
     if not rows or "req_psn" not in rows[0]:
         die("%s: no samples, or no req_psn column (latsplit too old?)" % path)
+    stages = [k for k in rows[0] if k.startswith(("prober_", "responder_")) and k.endswith("_ns")]
     out = []
     for r in rows:
-        out.append({"total": float(r["total_ns"]),
+        st = {k[:-3]: float(r[k]) for k in stages}
+        out.append({**st, "total": float(r["total_ns"]),
                     "transmission": float(r["transmission_ns"]),
                     "queuing": float(r["queuing_ns"]),
                     "processing": float(r["processing_ns"]),
@@ -183,6 +186,16 @@ def judge(runs, extra, errors=()):
     rep["truth"] = dict(extra, median_ns=tmed, lo_ns=tlo, hi_ns=thi)
     hmed, hlo, hhi = ci_median(pooled("host"))
     rep["host"] = {"median_ns": hmed, "lo_ns": hlo, "hi_ns": hhi}
+    # Where the kernel part's difference came from: each host's stage (the
+    # --samples columns HOST_STAGE_ns of the round trip), by the mean of
+    # the neighbour differences (the means add up; mostly-zero columns'
+    # medians say nothing), for the stages that held any time.
+    rep["stages"] = {}
+    keys = [k for k in runs[0][0][0] if k.startswith(("prober_", "responder_"))] if runs[0][0] else []
+    for k in keys:
+        d = pooled(k)
+        if d and any(s[k] for samples, _, _ in runs for s in samples):
+            rep["stages"][k] = {"mean_ns": sum(d) / len(d)}
     rep["parts"] = {}
     for p in PARTS + tuple(e[0] for e in errors):
         med, lo, hi = ci_median(pooled(p))

@@ -97,6 +97,37 @@ TEST(long_poll_elsewhere_is_not_processing)
 }
 
 /*
+ * When each sample's message reached the host: sample 0 at its chain's
+ * interrupt (1000, not its poll or its packet), sample 1 (no packet
+ * recorded) when the other host sent it, sample 2 unknown without "sent".
+ */
+TEST(arrivals_from_chain_else_sent)
+{
+	struct ls_record r[] = {
+		rec(1000, 1010, 0, LS_STAGE_HARDIRQ),
+		rec(1000, 1300, 0, LS_STAGE_COMPLETION),
+		rec(1050, 1300, 0, LS_STAGE_NAPI_POLL),
+		pkt(1200, 0, QPN, 7, OP_WRITE),
+	};
+	uint64_t seen[] = { 1600, 5000, 9000 }, sent[] = { 900, 4000, 0 }, arrive[3];
+	struct ls_causal_in in = { .rec = r, .nrec = 4, .n = 3, .seen = seen, .sent = sent,
+				   .qpn = QPN, .psn0 = 7, .pkts = 1, .requests = true };
+	struct ls_causal_out o;
+	struct ls_err e;
+
+	ASSERT_EQ(0, ls_causal_link(&in, &o, &e));
+	ls_causal_arrivals(&in, &o, arrive);
+	EXPECT_EQ(1000, arrive[0]);
+	EXPECT_EQ(4000, arrive[1]);
+	EXPECT_EQ(0, arrive[2]);
+	in.sent = NULL;
+	ls_causal_arrivals(&in, &o, arrive);
+	EXPECT_EQ(1000, arrive[0]);
+	EXPECT_EQ(0, arrive[1]);
+	ls_causal_free(&o);
+}
+
+/*
  * After its packet's poll, the packet's own processing (Soft-RoCE: a
  * tasklet) follows on that CPU until the host saw the message; work there
  * after that instant, or on the CPU before the chain began, is not the

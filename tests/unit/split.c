@@ -145,6 +145,45 @@ TEST(second_host_cpus_offset)
 	ls_attr_free(&a);
 }
 
+TEST(per_window_figures_by_host_and_stage)
+{
+	/* two windows; each one's (host, stage) figures add up to its union */
+	struct ls_window w[] = { { 0, 1000 }, { 2000, 3000 } };
+	struct ls_attr_cfg cfg = { .win = w, .n = 2, .stage_mask = LS_ATTR_ALL_STAGES,
+				   .per_window = true };
+	struct ls_record r[] = {
+		rec(100, 200, 0, LS_STAGE_SOFTIRQ_RUN),
+		rec(120, 130, 1, LS_STAGE_HARDIRQ),		/* inside: hardirq wins */
+		rec(150, 400, LS_MAX_CPUS + 1, LS_STAGE_PREEMPT),
+		rec(900, 2100, LS_MAX_CPUS + 0, LS_STAGE_NAPI_POLL),	/* spans both */
+	};
+	struct ls_attr a;
+	struct ls_err e;
+	uint64_t sum[2] = { 0, 0 };
+
+	cfg.cpumask[0] = 3;
+	cfg.cpumask[LS_MAX_CPUS / 64] |= 3ull << (LS_MAX_CPUS % 64);
+	ASSERT_EQ(0, ls_attr_init(&a, &cfg, &e));
+	for (int i = 0; i < 4; i++)
+		ASSERT_EQ(0, ls_attr_push(&a, &r[i], &e));
+	ls_attr_finish(&a);
+	EXPECT_EQ(90, ls_attr_win_stage(&a, 0, 0, LS_STAGE_SOFTIRQ_RUN));
+	EXPECT_EQ(10, ls_attr_win_stage(&a, 0, 0, LS_STAGE_HARDIRQ));
+	EXPECT_EQ(200, ls_attr_win_stage(&a, 0, 1, LS_STAGE_PREEMPT));
+	EXPECT_EQ(100, ls_attr_win_stage(&a, 0, 1, LS_STAGE_NAPI_POLL));
+	EXPECT_EQ(100, ls_attr_win_stage(&a, 1, 1, LS_STAGE_NAPI_POLL));
+	EXPECT_EQ(0, ls_attr_win_stage(&a, 1, 0, LS_STAGE_SOFTIRQ_RUN));
+	EXPECT_EQ(0, ls_attr_win_stage(&a, 2, 0, LS_STAGE_HARDIRQ));	/* no window 2 */
+	for (size_t i = 0; i < 2; i++)
+		for (unsigned int h = 0; h < LS_ATTR_HOSTS; h++)
+			for (unsigned int st = 0; st < LS_NR_STAGES; st++)
+				sum[i] += ls_attr_win_stage(&a, i, h, st);
+	EXPECT_EQ(a.kernel_ns[0], sum[0]);
+	EXPECT_EQ(a.kernel_ns[1], sum[1]);
+	EXPECT_EQ(400, a.kernel_ns[0]);
+	ls_attr_free(&a);
+}
+
 TEST(out_of_order_records_rejected)
 {
 	struct ls_window w[] = { { 0, 1000 } };
