@@ -1160,8 +1160,6 @@ static int task_ents(const struct bd_an *a, struct bd_sets *S, const struct ls_r
 		struct ls_record c = *r;
 		int64_t from = j < n && arrive[j] ? (int64_t)arrive[j] - shift : 0;
 
-		if (c.end_ns <= a->win[j].start_ns)
-			continue;
 		if ((int64_t)c.start_ns < from)
 			c.start_ns = (uint64_t)from;
 		if (c.end_ns > c.start_ns && sets_ent(S, &c, (long long)j))

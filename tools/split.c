@@ -160,9 +160,8 @@ static void ev_sort(struct ls_attr_ev *ev, size_t n)
 /* Add ns to window i's figure of the (host, stage) of slot key (cpu * stages + stage). */
 static void win_stage_add(struct ls_attr *a, size_t i, uint32_t key, uint64_t ns)
 {
-	unsigned int cpu = key / LS_NR_STAGES, host = cpu >= LS_MAX_CPUS;
-	uint32_t *v = &a->win_stage_ns[(i * LS_ATTR_HOSTS + host) * LS_NR_STAGES +
-				       key % LS_NR_STAGES];
+	unsigned int host = key / LS_NR_STAGES >= LS_MAX_CPUS;
+	uint32_t *v = &a->win_stage_ns[ls_attr_win_stage_idx(i, host, key % LS_NR_STAGES)];
 
 	*v = ns >= UINT32_MAX - *v ? UINT32_MAX : *v + (uint32_t)ns;
 }

@@ -122,6 +122,11 @@ static inline struct ls_attr_cell *ls_attr_cell(struct ls_attr *a,
 	return &a->cells[cpu * LS_NR_STAGES + stage];
 }
 void ls_attr_free(struct ls_attr *a);
+/* Index of window i's (host, stage) figure in win_stage_ns. */
+static inline size_t ls_attr_win_stage_idx(size_t i, unsigned int host, unsigned int stage)
+{
+	return (i * LS_ATTR_HOSTS + host) * LS_NR_STAGES + stage;
+}
 /* Window i's time given to (host, stage); 0 without cfg.per_window. */
 static inline uint64_t ls_attr_win_stage(const struct ls_attr *a, size_t i,
 					 unsigned int host, unsigned int stage)
@@ -129,7 +134,7 @@ static inline uint64_t ls_attr_win_stage(const struct ls_attr *a, size_t i,
 	if (!a->win_stage_ns || i >= a->cfg.n || host >= LS_ATTR_HOSTS ||
 	    stage >= LS_NR_STAGES)
 		return 0;
-	return a->win_stage_ns[(i * LS_ATTR_HOSTS + host) * LS_NR_STAGES + stage];
+	return a->win_stage_ns[ls_attr_win_stage_idx(i, host, stage)];
 }
 
 /* Sort records by start_ns (then cpu) so they can be pushed. */

@@ -46,6 +46,7 @@ import sys
 
 PSN_MASK = 0xffffff
 PARTS = ("total", "transmission", "queuing", "processing", "kernel")
+STAGE_HOSTS = ("prober_", "responder_")   # --samples columns HOST_STAGE_ns
 
 
 def die(msg):
@@ -62,7 +63,7 @@ def load_samples(path):
         die("%s: %s" % (path, e))
     if not rows or "req_psn" not in rows[0]:
         die("%s: no samples, or no req_psn column (latsplit too old?)" % path)
-    stages = [k for k in rows[0] if k.startswith(("prober_", "responder_")) and k.endswith("_ns")]
+    stages = [k for k in rows[0] if k.startswith(STAGE_HOSTS) and k.endswith("_ns")]
     out = []
     for r in rows:
         st = {k[:-3]: float(r[k]) for k in stages}
@@ -191,7 +192,7 @@ def judge(runs, extra, errors=()):
     # the neighbour differences (the means add up; mostly-zero columns'
     # medians say nothing), for the stages that held any time.
     rep["stages"] = {}
-    keys = [k for k in runs[0][0][0] if k.startswith(("prober_", "responder_"))] if runs[0][0] else []
+    keys = [k for k in runs[0][0][0] if k.startswith(STAGE_HOSTS)] if runs[0][0] else []
     for k in keys:
         d = pooled(k)
         if d and any(s[k] for samples, _, _ in runs for s in samples):
