@@ -59,6 +59,8 @@ struct ls_pcpu {
 	struct ls_ring *ring;		/* NULL when records are off */
 	u64 written;			/* records written into ring */
 	u64 drops;			/* records lost: ring full */
+	/* The observer's own cost on this CPU, per handler (ls_obs_end()). */
+	struct ls_obs_cell obs[LS_NR_HANDLERS];
 
 	/* Intervals in flight, cleared by ls_pcpu_clear_transient(). */
 	struct_group(transient,
@@ -115,6 +117,7 @@ void ls_rings_free(struct ls_ring **rings);
 void ls_rings_install(struct ls_ring **rings);
 void ls_rings_reset(void);
 void ls_hist_reset(void);
+void ls_obs_reset(void);
 bool ls_records_busy(void);
 void ls_records_wake(void);
 int ls_ring_init(void);

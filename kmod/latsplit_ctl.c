@@ -6,6 +6,7 @@
  *   hist     (r)  struct ls_hist_header + nr_cpus * LS_NR_SLOTS struct ls_hist
  *   stats    (r)  per CPU and slot: count, sum, max, mean (text)
  *   records  (r)  stream of struct ls_record; blocking, pollable, one reader
+ *   observer (r)  the probes' own cost: per CPU and handler, hits and ns
  * Every file is root-only (mode 0400/0200) and checks CAP_SYS_ADMIN on open
  * and, for control, on every write.
  */
@@ -271,6 +272,47 @@ static const struct file_operations ls_stats_fops = {
 	.release = single_release,
 };
 
+static const char *const ls_handler_names[LS_NR_HANDLERS] = LS_HANDLER_NAMES;
+
+/*
+ * seq_file show for `observer`: every (possible CPU, handler) cell, zero
+ * or not, so a reader sees the whole table. A cell being updated on its
+ * CPU may be one hit ahead of its ns here.
+ */
+static int ls_observer_show(struct seq_file *m, void *v)
+{
+	unsigned int cpu, h;
+
+	seq_printf(m, "# nr_cpus %u handlers %u\n", nr_cpu_ids, LS_NR_HANDLERS);
+	seq_puts(m, "# cpu handler name hits ns\n");
+	for_each_possible_cpu(cpu) {
+		const struct ls_obs_cell *c = per_cpu_ptr(ls_pcpu, cpu)->obs;
+
+		for (h = 0; h < LS_NR_HANDLERS; h++)
+			seq_printf(m, "%u %u %s %llu %llu\n", cpu, h,
+				   ls_handler_names[h], READ_ONCE(c[h].hits),
+				   READ_ONCE(c[h].ns));
+	}
+	return 0;
+}
+
+/* open `observer`. */
+static int ls_observer_open(struct inode *inode, struct file *file)
+{
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	return single_open_size(file, ls_observer_show, NULL,
+				64 + (size_t)nr_cpu_ids * LS_NR_HANDLERS * 64);
+}
+
+static const struct file_operations ls_observer_fops = {
+	.owner = THIS_MODULE,
+	.open = ls_observer_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
 /* Create /sys/kernel/debug/latsplit and its files. */
 int ls_debugfs_init(void)
 {
@@ -285,6 +327,7 @@ int ls_debugfs_init(void)
 	debugfs_create_file("hist", 0400, ls_dir, NULL, &ls_hist_fops);
 	debugfs_create_file("stats", 0400, ls_dir, NULL, &ls_stats_fops);
 	debugfs_create_file("records", 0400, ls_dir, NULL, &ls_records_fops);
+	debugfs_create_file("observer", 0400, ls_dir, NULL, &ls_observer_fops);
 	return 0;
 }
 

@@ -332,6 +332,8 @@ static int ls_commit(struct ls_ctl_req *req)
 	ls_cur = cfg;
 	if (req->irqs_changed || req->reset)
 		ls_hist_reset();	/* IRQ slots change meaning */
+	if (req->reset)
+		ls_obs_reset();
 	if (req->reset || req->ring_changed)
 		ls_rings_reset();
 	smp_store_release(&ls_enabled, on);

@@ -92,7 +92,7 @@ static __always_inline bool ls_intf_cpu(const struct ls_cfg *cfg)
 }
 
 /* irq_handler_entry: start HARDIRQ / COMPLETION / IRQ_THREAD / INTERFERENCE. */
-static void ls_tp_irq_entry(void *data, int irq, struct irqaction *action)
+static __always_inline void __ls_tp_irq_entry(void *data, int irq, struct irqaction *action)
 {
 	const struct ls_cfg *cfg = rcu_dereference_sched(ls_active);
 	struct ls_pcpu *pc;
@@ -127,8 +127,8 @@ static void ls_tp_irq_entry(void *data, int irq, struct irqaction *action)
 }
 
 /* irq_handler_exit: end HARDIRQ and INTERFERENCE; drop what did not follow. */
-static void ls_tp_irq_exit(void *data, int irq, struct irqaction *action,
-			   int ret)
+static __always_inline void __ls_tp_irq_exit(void *data, int irq, struct irqaction *action,
+					     int ret)
 {
 	const struct ls_cfg *cfg = rcu_dereference_sched(ls_active);
 	u16 flags = (ret & IRQ_WAKE_THREAD) ? LS_REC_F_RT_THREAD : 0;
@@ -171,7 +171,7 @@ static void ls_tp_irq_exit(void *data, int irq, struct irqaction *action,
 }
 
 /* softirq_raise: the first raise of a vector not yet served starts SOFTIRQ_WAIT. */
-static void ls_tp_softirq_raise(void *data, unsigned int vec)
+static __always_inline void __ls_tp_softirq_raise(void *data, unsigned int vec)
 {
 	const struct ls_cfg *cfg = rcu_dereference_sched(ls_active);
 	struct ls_pcpu *pc;
@@ -196,7 +196,7 @@ static __always_inline u16 ls_softirq_thread_flag(void)
 }
 
 /* softirq_entry: end SOFTIRQ_WAIT, start SOFTIRQ_RUN (and the first NAPI poll). */
-static void ls_tp_softirq_entry(void *data, unsigned int vec)
+static __always_inline void __ls_tp_softirq_entry(void *data, unsigned int vec)
 {
 	const struct ls_cfg *cfg = rcu_dereference_sched(ls_active);
 	struct ls_pcpu *pc;
@@ -234,7 +234,7 @@ static void ls_tp_softirq_entry(void *data, unsigned int vec)
 }
 
 /* softirq_exit: end SOFTIRQ_RUN and softirq INTERFERENCE. */
-static void ls_tp_softirq_exit(void *data, unsigned int vec)
+static __always_inline void __ls_tp_softirq_exit(void *data, unsigned int vec)
 {
 	const struct ls_cfg *cfg = rcu_dereference_sched(ls_active);
 	struct ls_pcpu *pc;
@@ -271,8 +271,8 @@ out:
  * for the first one: that gives NAPI_POLL. Any poll ends the COMPLETION of
  * every watched interrupt pending on this CPU.
  */
-static void ls_tp_napi_poll(void *data, struct napi_struct *napi, int work,
-			    int budget)
+static __always_inline void __ls_tp_napi_poll(void *data, struct napi_struct *napi, int work,
+					      int budget)
 {
 	const struct ls_cfg *cfg = rcu_dereference_sched(ls_active);
 	struct ls_pcpu *pc;
@@ -315,10 +315,10 @@ out:
  * WAKEUP and PREEMPT end when a named task is; PREEMPT starts when a named
  * task is switched out while still runnable. Runs with IRQs off.
  */
-static void ls_tp_sched_switch(void *data, bool preempt,
-			       struct task_struct *prev,
-			       struct task_struct *next,
-			       unsigned int prev_state)
+static __always_inline void __ls_tp_sched_switch(void *data, bool preempt,
+						 struct task_struct *prev,
+						 struct task_struct *next,
+						 unsigned int prev_state)
 {
 	const struct ls_cfg *cfg = rcu_dereference_sched(ls_active);
 	struct ls_pcpu *pc;
@@ -391,7 +391,7 @@ static void ls_tp_sched_switch(void *data, bool preempt,
  * inside ib_uverbs_comp_handler on this CPU starts WAKEUP at the handler's
  * entry.
  */
-static void ls_tp_sched_waking(void *data, struct task_struct *p)
+static __always_inline void __ls_tp_sched_waking(void *data, struct task_struct *p)
 {
 	const struct ls_cfg *cfg = rcu_dereference_sched(ls_active);
 	struct ls_pcpu *pc;
@@ -412,7 +412,7 @@ static void ls_tp_sched_waking(void *data, struct task_struct *p)
  * on a CPU (woken between setting its sleep state and switching out) never
  * slept: nothing waits, and a WAKEUP its waker started is void.
  */
-static void ls_tp_sched_wakeup(void *data, struct task_struct *p)
+static __always_inline void __ls_tp_sched_wakeup(void *data, struct task_struct *p)
 {
 	const struct ls_cfg *cfg = rcu_dereference_sched(ls_active);
 	int i;
@@ -477,7 +477,7 @@ static bool ls_roce_bth(struct sk_buff *skb, u32 *qpn, u32 *aux)
  * RX_PKT record ties the receive path's records on this CPU to the probe
  * sample the packet belongs to. Records only: no histogram.
  */
-static void ls_tp_rx_skb(void *data, struct sk_buff *skb)
+static __always_inline void __ls_tp_rx_skb(void *data, struct sk_buff *skb)
 {
 	const struct ls_cfg *cfg = rcu_dereference_sched(ls_active);
 	unsigned long fl;
@@ -493,6 +493,62 @@ static void ls_tp_rx_skb(void *data, struct sk_buff *skb)
 		       aux, 0);
 	local_irq_restore(fl);
 }
+
+/*
+ * The observer's own cost: every probe runs inside ls_obs_wrap's frame,
+ * with IRQs off from the first clock read to the last, so no other probe
+ * nests inside it on this CPU and the per-CPU sum is wall time taken from
+ * that CPU. Counted only while tracing is on.
+ */
+static __always_inline void ls_obs_end(unsigned int h, u64 t0)
+{
+	struct ls_obs_cell *c = &this_cpu_ptr(ls_pcpu)->obs[h];
+
+	c->ns += ktime_get_ns() - t0;
+	c->hits++;
+}
+
+/* Define probe `name` as body `__name` timed for handler h (see ls_obs_end). */
+#define LS_OBS_PROBE(h, name, proto, args)				\
+static void name proto							\
+{									\
+	unsigned long fl;						\
+	u64 t0;								\
+									\
+	if (!rcu_access_pointer(ls_active))				\
+		return;							\
+	local_irq_save(fl);						\
+	t0 = ktime_get_ns();						\
+	__##name args;							\
+	ls_obs_end(h, t0);						\
+	local_irq_restore(fl);						\
+}
+
+LS_OBS_PROBE(LS_H_IRQ_ENTRY, ls_tp_irq_entry,
+	     (void *data, int irq, struct irqaction *action),
+	     (data, irq, action))
+LS_OBS_PROBE(LS_H_IRQ_EXIT, ls_tp_irq_exit,
+	     (void *data, int irq, struct irqaction *action, int ret),
+	     (data, irq, action, ret))
+LS_OBS_PROBE(LS_H_SOFTIRQ_RAISE, ls_tp_softirq_raise,
+	     (void *data, unsigned int vec), (data, vec))
+LS_OBS_PROBE(LS_H_SOFTIRQ_ENTRY, ls_tp_softirq_entry,
+	     (void *data, unsigned int vec), (data, vec))
+LS_OBS_PROBE(LS_H_SOFTIRQ_EXIT, ls_tp_softirq_exit,
+	     (void *data, unsigned int vec), (data, vec))
+LS_OBS_PROBE(LS_H_NAPI_POLL, ls_tp_napi_poll,
+	     (void *data, struct napi_struct *napi, int work, int budget),
+	     (data, napi, work, budget))
+LS_OBS_PROBE(LS_H_SCHED_SWITCH, ls_tp_sched_switch,
+	     (void *data, bool preempt, struct task_struct *prev,
+	      struct task_struct *next, unsigned int prev_state),
+	     (data, preempt, prev, next, prev_state))
+LS_OBS_PROBE(LS_H_SCHED_WAKING, ls_tp_sched_waking,
+	     (void *data, struct task_struct *p), (data, p))
+LS_OBS_PROBE(LS_H_SCHED_WAKEUP, ls_tp_sched_wakeup,
+	     (void *data, struct task_struct *p), (data, p))
+LS_OBS_PROBE(LS_H_RX_SKB, ls_tp_rx_skb,
+	     (void *data, struct sk_buff *skb), (data, skb))
 
 /* Compile-time checks that each probe matches its tracepoint's prototype. */
 static void __maybe_unused ls_probe_prototype_checks(void)
@@ -595,7 +651,7 @@ static bool ls_hook_armed;
 
 #ifdef CONFIG_KRETPROBES
 /* kretprobe entry: remember when the outermost handler call began. */
-static int ls_comp_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+static __always_inline int __ls_comp_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	const struct ls_cfg *cfg;
 	struct ls_pcpu *pc;
@@ -617,7 +673,8 @@ static int ls_comp_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 }
 
 /* kretprobe return: leaving the outermost handler call. */
-static int ls_comp_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+static __always_inline int __ls_comp_ret(struct kretprobe_instance *ri,
+					 struct pt_regs *regs)
 {
 	struct ls_pcpu *pc;
 	unsigned long fl;
@@ -628,6 +685,39 @@ static int ls_comp_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 		pc->comp_ts = 0;
 	local_irq_restore(fl);
 	return 0;
+}
+
+/* Run a kretprobe body timed for handler h while tracing (see ls_obs_end). */
+static __always_inline int ls_comp_timed(unsigned int h,
+					 int (*body)(struct kretprobe_instance *,
+						     struct pt_regs *),
+					 struct kretprobe_instance *ri,
+					 struct pt_regs *regs)
+{
+	unsigned long fl;
+	int ret;
+	u64 t0;
+
+	if (!rcu_access_pointer(ls_active))
+		return body(ri, regs);
+	local_irq_save(fl);
+	t0 = ktime_get_ns();
+	ret = body(ri, regs);
+	ls_obs_end(h, t0);
+	local_irq_restore(fl);
+	return ret;
+}
+
+/* kretprobe entry handler, timed. */
+static int ls_comp_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	return ls_comp_timed(LS_H_COMP_ENTRY, __ls_comp_entry, ri, regs);
+}
+
+/* kretprobe return handler, timed. */
+static int ls_comp_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	return ls_comp_timed(LS_H_COMP_RET, __ls_comp_ret, ri, regs);
 }
 
 static struct kretprobe ls_comp_krp = {

@@ -199,6 +199,16 @@ void ls_hist_reset(void)
 		       LS_NR_SLOTS * sizeof(struct ls_hist));
 }
 
+/* Zero the observer's per-CPU cost cells (probes stopped). */
+void ls_obs_reset(void)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		memset(per_cpu_ptr(ls_pcpu, cpu)->obs, 0,
+		       sizeof(per_cpu_ptr(ls_pcpu, cpu)->obs));
+}
+
 /* True while a reader has `records` open (rings cannot be resized then). */
 bool ls_records_busy(void)
 {

@@ -77,3 +77,66 @@ void ls_snapshot_free(struct ls_snapshot *snap)
 	free(snap->hist);
 	memset(snap, 0, sizeof(*snap));
 }
+
+/* Free the observer's cells and clear obs. */
+void ls_obs_free(struct ls_obs *obs)
+{
+	if (!obs)
+		return;
+	free(obs->cell);
+	memset(obs, 0, sizeof(*obs));
+}
+
+static const char *const ls_handler_names[LS_NR_HANDLERS] = LS_HANDLER_NAMES;
+
+/* Name of handler h, or NULL when out of range. */
+const char *ls_handler_name(unsigned int h)
+{
+	return h < LS_NR_HANDLERS ? ls_handler_names[h] : NULL;
+}
+
+/* after - before per cell; a changed CPU count or a counter going back is an error. */
+int ls_obs_diff(const struct ls_obs *before, const struct ls_obs *after,
+		struct ls_obs *d, struct ls_err *err)
+{
+	size_t n;
+
+	memset(d, 0, sizeof(*d));
+	if (before->nr_cpus != after->nr_cpus)
+		return ls_errf(err, "observer: CPU count changed between readings (%u, then %u)",
+			       before->nr_cpus, after->nr_cpus);
+	n = (size_t)after->nr_cpus * LS_NR_HANDLERS;
+	d->cell = calloc(n ? n : 1, sizeof(*d->cell));
+	if (!d->cell)
+		return ls_errf(err, "observer: out of memory for %zu cells", n);
+	d->nr_cpus = after->nr_cpus;
+	for (size_t i = 0; i < n; i++) {
+		const struct ls_obs_cell *a = &before->cell[i], *b = &after->cell[i];
+
+		if (b->hits < a->hits || b->ns < a->ns) {
+			ls_obs_free(d);
+			return ls_errf(err, "observer: CPU %zu handler %s went backwards (reset between readings?)",
+				       i / LS_NR_HANDLERS, ls_handler_name(i % LS_NR_HANDLERS));
+		}
+		d->cell[i].hits = b->hits - a->hits;
+		d->cell[i].ns = b->ns - a->ns;
+	}
+	return 0;
+}
+
+/* Sum of d's cells over the CPUs in cpumask (NULL = every CPU). */
+struct ls_obs_cell ls_obs_sum(const struct ls_obs *d, const uint64_t *cpumask)
+{
+	struct ls_obs_cell s = { 0, 0 };
+
+	for (unsigned int cpu = 0; cpu < d->nr_cpus; cpu++) {
+		if (cpumask && (cpu >= LS_MAX_CPUS ||
+				!(cpumask[cpu / 64] & (1ull << (cpu % 64)))))
+			continue;
+		for (unsigned int h = 0; h < LS_NR_HANDLERS; h++) {
+			s.hits += d->cell[(size_t)cpu * LS_NR_HANDLERS + h].hits;
+			s.ns += d->cell[(size_t)cpu * LS_NR_HANDLERS + h].ns;
+		}
+	}
+	return s;
+}

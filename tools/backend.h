@@ -38,6 +38,15 @@ struct ls_snapshot {
 	uint64_t drops;		/* records lost because the ring was full */
 };
 
+/*
+ * The observer's own cost since open or the last reset:
+ * cell[cpu * LS_NR_HANDLERS + handler], see include/uapi/latsplit.h.
+ */
+struct ls_obs {
+	unsigned int nr_cpus;
+	struct ls_obs_cell *cell;
+};
+
 struct ls_backend;
 
 /* Called once per record by drain(); a non-zero return stops the drain. */
@@ -61,6 +70,12 @@ struct ls_backend_ops {
 	 */
 	long (*drain)(struct ls_backend *b, ls_record_cb cb, void *ctx,
 		      int timeout_ms, struct ls_err *err);
+	/*
+	 * Copy out the observer's own cost (obs->cell is allocated; free
+	 * with ls_obs_free). Cheap: callable around a probe run.
+	 */
+	int (*observer)(struct ls_backend *b, struct ls_obs *obs,
+			struct ls_err *err);
 	/* Stop recording, detach everything, free b. */
 	void (*close)(struct ls_backend *b);
 };
@@ -81,6 +96,18 @@ int ls_backend_open_named(const char *name, const struct ls_backend_cfg *cfg,
 			  struct ls_err *err);
 
 void ls_snapshot_free(struct ls_snapshot *snap);
+void ls_obs_free(struct ls_obs *obs);
+/* Name of handler h ("irq_handler_entry", ...), or NULL when out of range. */
+const char *ls_handler_name(unsigned int h);
+/*
+ * after - before, per cell, into d (allocated; free with ls_obs_free).
+ * Both must come from one backend session; a CPU count that differs or a
+ * cell that went backwards (a reset in between) is an error.
+ */
+int ls_obs_diff(const struct ls_obs *before, const struct ls_obs *after,
+		struct ls_obs *d, struct ls_err *err);
+/* Sum of d's cells over the CPUs in cpumask (NULL = every CPU). */
+struct ls_obs_cell ls_obs_sum(const struct ls_obs *d, const uint64_t *cpumask);
 
 /* Histogram helpers (hist.c). */
 void ls_hist_add(struct ls_hist *h, uint64_t v);

@@ -3,7 +3,8 @@
  * The latsplit.ko backend: drives the module through its debugfs files
  * (Documentation/kmod.rst): `control` takes verbs, `hist` is a binary
  * snapshot (struct ls_hist_header + histograms), `records` streams
- * struct ls_record.
+ * struct ls_record, `observer` is text: the probes' own cost per CPU and
+ * handler.
  */
 #include "backend.h"
 
@@ -19,6 +20,7 @@
 #define LS_KMOD_CONTROL	LS_KMOD_DIR "/control"
 #define LS_KMOD_HIST	LS_KMOD_DIR "/hist"
 #define LS_KMOD_RECORDS	LS_KMOD_DIR "/records"
+#define LS_KMOD_OBSERVER LS_KMOD_DIR "/observer"
 
 /* Records read per read(2) call in drain(). */
 #define LS_KMOD_BATCH	256
@@ -275,6 +277,86 @@ static long kmod_drain(struct ls_backend *b, ls_record_cb cb, void *ctx,
 	return total;
 }
 
+/*
+ * Parse the `observer` file: "# nr_cpus N handlers H", a column header,
+ * then "cpu handler name hits ns" for every cell. Every cell must appear
+ * once; anything else is a format error naming the line.
+ */
+static int kmod_parse_observer(FILE *fp, struct ls_obs *obs, struct ls_err *err)
+{
+	unsigned int nr_cpus, nr_h, cpu, h, line = 1;
+	unsigned long long hits, ns;
+	char text[256], name[64];
+	size_t seen = 0, n;
+	unsigned char *got;
+
+	if (!fgets(text, sizeof(text), fp) ||
+	    sscanf(text, "# nr_cpus %u handlers %u", &nr_cpus, &nr_h) != 2)
+		return ls_errf(err, "%s: line 1 is not '# nr_cpus N handlers H'",
+			       LS_KMOD_OBSERVER);
+	if (nr_h != LS_NR_HANDLERS || nr_cpus == 0 || nr_cpus > 8192)
+		return ls_errf(err, "%s: ABI mismatch (%u cpus, %u handlers; tool knows %d handlers)",
+			       LS_KMOD_OBSERVER, nr_cpus, nr_h, LS_NR_HANDLERS);
+	n = (size_t)nr_cpus * LS_NR_HANDLERS;
+	obs->cell = calloc(n, sizeof(*obs->cell));
+	got = calloc(n, 1);
+	if (!obs->cell || !got) {
+		free(got);
+		ls_obs_free(obs);
+		return ls_errnof(err, ENOMEM, "%s: %zu cells", LS_KMOD_OBSERVER, n);
+	}
+	obs->nr_cpus = nr_cpus;
+	while (fgets(text, sizeof(text), fp)) {
+		line++;
+		if (text[0] == '#')
+			continue;
+		if (sscanf(text, "%u %u %63s %llu %llu", &cpu, &h, name, &hits, &ns) != 5 ||
+		    cpu >= nr_cpus || h >= LS_NR_HANDLERS ||
+		    strcmp(name, ls_handler_name(h)) || got[cpu * LS_NR_HANDLERS + h]) {
+			ls_errf(err, "%s: line %u is not a new 'cpu handler name hits ns' cell",
+				LS_KMOD_OBSERVER, line);
+			goto fail;
+		}
+		got[cpu * LS_NR_HANDLERS + h] = 1;
+		obs->cell[cpu * LS_NR_HANDLERS + h].hits = hits;
+		obs->cell[cpu * LS_NR_HANDLERS + h].ns = ns;
+		seen++;
+	}
+	/* Possible CPUs only: a hole in the CPU ids leaves its cells zero. */
+	if (!seen || seen % LS_NR_HANDLERS) {
+		ls_errf(err, "%s: %zu cells, not whole CPUs of %d handlers",
+			LS_KMOD_OBSERVER, seen, LS_NR_HANDLERS);
+		goto fail;
+	}
+	free(got);
+	return 0;
+fail:
+	free(got);
+	ls_obs_free(obs);
+	return -1;
+}
+
+/* Read the probes' own cost per CPU and handler. */
+static int kmod_observer(struct ls_backend *b, struct ls_obs *obs,
+			 struct ls_err *err)
+{
+	FILE *fp;
+	int ret;
+
+	(void)b;
+	memset(obs, 0, sizeof(*obs));
+	fp = fopen(LS_KMOD_OBSERVER, "re");
+	if (!fp)
+		return ls_errnof(err, errno, "open %s", LS_KMOD_OBSERVER);
+	ret = kmod_parse_observer(fp, obs, err);
+	if (!ret && ferror(fp))
+		ret = ls_errnof(err, EIO, "read %s", LS_KMOD_OBSERVER);
+	if (ret)
+		ls_obs_free(obs);
+	fclose(fp);
+	return ret;
+}
+
 /* Stop tracing and release the module's files. */
 static void kmod_close(struct ls_backend *b)
 {
@@ -294,5 +376,6 @@ const struct ls_backend_ops ls_backend_kmod = {
 	.reset = kmod_reset,
 	.snapshot = kmod_snapshot,
 	.drain = kmod_drain,
+	.observer = kmod_observer,
 	.close = kmod_close,
 };

@@ -27,6 +27,23 @@
 #define LS_BD_TAG_REC		0x42445231u	/* "BDR1" */
 #define LS_BD_HDR_MAX		(4u << 20)
 
+/*
+ * The observer's own cost on one host over the probe run (between the
+ * probe's first and last iteration): time inside the backend's handlers,
+ * on the host's relevant CPUs and on all of them, and the CPU time of the
+ * thread that drains the records.
+ */
+struct ls_bd_obs {
+	bool ok;			/* both handler readings taken */
+	char why[160];			/* why not */
+	uint64_t run_ns;		/* between the two readings */
+	uint64_t hits, ns;		/* handlers on the relevant CPUs */
+	uint64_t all_hits, all_ns;	/* handlers on every CPU */
+	uint64_t h_hits[LS_NR_HANDLERS], h_ns[LS_NR_HANDLERS];	/* relevant CPUs */
+	bool drain_ok;
+	uint64_t drain_cpu_ns;		/* the drain thread's CPU time over the run */
+};
+
 /* One host's kernel view, as the split needs it. */
 struct ls_bd_host {
 	bool measured;			/* a backend recorded on this host */
@@ -42,6 +59,7 @@ struct ls_bd_host {
 	char ibdev[64], netdev[32], rate[64];
 	double link_gbps;
 	struct ls_ctr_diff ctr;		/* counter deltas over the run */
+	struct ls_bd_obs obs;		/* the observer's own cost */
 	struct ls_record *rec;		/* kernel records (sorted by start after load) */
 	size_t nrec;
 };

@@ -92,6 +92,10 @@ struct bd_prom_pair {
 	bool reliable;
 	struct bd_prom_ctr *ctr;
 	size_t nctr;
+	struct {
+		bool ok;
+		double per_ns, share, drain_s;	/* drain_s < 0: not measured */
+	} obs[2];			/* the observer's cost per host */
 };
 
 /* Runtime of one side: backend, drain thread, counters. */
@@ -115,6 +119,12 @@ struct bd_ctx {
 	struct ls_ctr_snap before, after;
 	bool have_before, have_after;
 	uint64_t run_begin, run_end;
+	struct ls_obs obs0, obs_d;	/* handler cost at the run's start; over the run */
+	bool have_obs0, have_obs_d;
+	uint64_t obs_t0;		/* when obs0 was read */
+	char obs_why[160];
+	uint64_t drain_cpu0;		/* drain thread's CPU time at the run's start */
+	bool have_drain0;
 	char ibdev[64];
 	const struct ls_probe_result *res;
 };
@@ -166,7 +176,7 @@ static void usage(FILE *fp)
 "      --normal-us LO-HI     normal range (default 1.5-3)\n"
 "      --abnormal-us X       abnormal above X (default 5)\n"
 "      --hurts-us X          hurts training above X (default 10)\n"
-"      --share F             a part this share of p50 is a finding (default 0.2)\n"
+"      --share F             share of the p50 that makes queuing or waits a finding (default 0.2)\n"
 "      --expect-gbps G       expected link rate: slower is a finding\n"
 "output:\n"
 "      --json                JSON document on stdout (kind \"breakdown\")\n"
@@ -537,6 +547,101 @@ static int bd_start(struct bd_ctx *x, struct ls_err *err)
 	return 0;
 }
 
+/* The drain thread's CPU time so far; false when it cannot be read. */
+static bool drain_cpu_ns(struct bd_ctx *x, uint64_t *ns)
+{
+	struct timespec ts;
+	clockid_t clk;
+
+	if (!x->th_running || pthread_getcpuclockid(x->th, &clk) ||
+	    clock_gettime(clk, &ts))
+		return false;
+	*ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return true;
+}
+
+/* The observer's readings at the run's start (the first run of a sweep only). */
+static void obs_begin(struct bd_ctx *x)
+{
+	struct ls_err e;
+
+	if (x->have_obs0 || !x->ops)
+		return;
+	x->obs_t0 = ls_now_ns();
+	x->have_drain0 = drain_cpu_ns(x, &x->drain_cpu0);
+	if (!x->ops->observer) {
+		snprintf(x->obs_why, sizeof(x->obs_why), "backend %s cannot report its cost",
+			 x->ops->name);
+		return;
+	}
+	if (x->ops->observer(x->b, &x->obs0, &e)) {
+		snprintf(x->obs_why, sizeof(x->obs_why), "%s", e.msg);
+		return;
+	}
+	x->have_obs0 = true;
+}
+
+/* The observer's readings at the run's end: its cost over the run so far. */
+static void obs_end(struct bd_ctx *x)
+{
+	struct ls_bd_obs *o = &x->local.obs;
+	struct ls_obs now;
+	struct ls_err e;
+	uint64_t d1;
+
+	if (!x->ops)
+		return;
+	if (x->have_drain0 && drain_cpu_ns(x, &d1)) {
+		o->drain_ok = true;
+		o->drain_cpu_ns = d1 - x->drain_cpu0;
+	}
+	if (!x->have_obs0)
+		return;
+	if (x->ops->observer(x->b, &now, &e)) {
+		snprintf(x->obs_why, sizeof(x->obs_why), "%s", e.msg);
+		return;
+	}
+	ls_obs_free(&x->obs_d);
+	x->have_obs_d = !ls_obs_diff(&x->obs0, &now, &x->obs_d, &e);
+	if (!x->have_obs_d)
+		snprintf(x->obs_why, sizeof(x->obs_why), "%s", e.msg);
+	ls_obs_free(&now);
+}
+
+/*
+ * Sum the run's handler cost over the host's relevant CPUs, once they are
+ * final (bd_stop adds the CPUs the NIC IRQs moved to).
+ */
+static void obs_finish(struct bd_ctx *x)
+{
+	struct ls_bd_host *h = &x->local;
+	struct ls_bd_obs *o = &h->obs;
+	struct ls_obs_cell all;
+
+	if (!x->have_obs_d) {
+		snprintf(o->why, sizeof(o->why), "%s", x->obs_why[0] ? x->obs_why :
+			 "no backend recorded");
+		return;
+	}
+	o->run_ns = x->run_end > x->obs_t0 ? x->run_end - x->obs_t0 : 0;
+	all = ls_obs_sum(&x->obs_d, NULL);
+	o->all_hits = all.hits;
+	o->all_ns = all.ns;
+	for (unsigned int cpu = 0; cpu < x->obs_d.nr_cpus && cpu < LS_MAX_CPUS; cpu++) {
+		if (!(h->cpumask[cpu / 64] & (1ull << (cpu % 64))))
+			continue;
+		for (unsigned int k = 0; k < LS_NR_HANDLERS; k++) {
+			const struct ls_obs_cell *c = &x->obs_d.cell[(size_t)cpu * LS_NR_HANDLERS + k];
+
+			o->h_hits[k] += c->hits;
+			o->h_ns[k] += c->ns;
+			o->hits += c->hits;
+			o->ns += c->ns;
+		}
+	}
+	o->ok = true;
+}
+
 /* Stop draining, take the last records and the counts, close the backend. */
 static void bd_stop(struct bd_ctx *x)
 {
@@ -564,6 +669,7 @@ static void bd_stop(struct bd_ctx *x)
 	x->ops->close(x->b);
 	x->ops = NULL;
 	x->b = NULL;
+	obs_finish(x);
 	if (x->drain_failed) {
 		h->measured = false;
 		snprintf(h->why, sizeof(h->why), "reading records failed: %s", x->drain_err.msg);
@@ -587,7 +693,7 @@ static void filter_records(struct ls_bd_host *h, uint64_t from, uint64_t to)
 	h->nrec = k;
 }
 
-/* Probe callback before the first iteration: counters "before". */
+/* Probe callback before the first iteration: counters and observer "before". */
 static void on_run_start(void *arg, const struct ls_probe_run *run)
 {
 	struct bd_ctx *x = arg;
@@ -595,16 +701,18 @@ static void on_run_start(void *arg, const struct ls_probe_run *run)
 
 	if (!x->have_before && !ls_ctr_snapshot(&x->ctr_cfg, &x->before, &e))
 		x->have_before = true;
+	obs_begin(x);
 	x->run_begin = ls_now_ns();
 }
 
-/* Probe callback after the last iteration: counters "after". */
+/* Probe callback after the last iteration: counters and observer "after". */
 static void on_run_end(void *arg, const struct ls_probe_run *run)
 {
 	struct bd_ctx *x = arg;
 	struct ls_err e;
 
 	x->run_end = ls_now_ns();
+	obs_end(x);
 	if (x->have_after)
 		ls_ctr_snap_free(&x->after);
 	x->have_after = !ls_ctr_snapshot(&x->ctr_cfg, &x->after, &e);
@@ -618,6 +726,99 @@ static void bd_counters(struct bd_ctx *x)
 	if (x->have_before && x->have_after &&
 	    ls_ctr_diff(&x->before, &x->after, &x->local.ctr, &e))
 		ls_warn("breakdown: counters: %s", e.msg);
+}
+
+/*
+ * The observer's cost as JSON object key (the peer header and --json share
+ * it); --json adds the one-way handler time per sample and its share of
+ * the p50 (per_ns NAN: left out).
+ */
+static void obs_json(struct ls_json *j, const char *key, const struct ls_bd_obs *o,
+		     double per_ns, double p50_ns)
+{
+	ls_json_obj_open(j, key);
+	if (o->ok && !isnan(per_ns)) {
+		ls_json_dbl(j, "oneway_per_sample_ns", per_ns);
+		ls_json_dbl(j, "share_of_p50", p50_ns > 0 ? per_ns / p50_ns : 0);
+	}
+	ls_json_bool(j, "ok", o->ok);
+	if (!o->ok)
+		ls_json_str(j, "why", o->why);
+	ls_json_u64(j, "run_ns", o->run_ns);
+	ls_json_u64(j, "hits", o->hits);
+	ls_json_u64(j, "ns", o->ns);
+	ls_json_u64(j, "all_cpus_hits", o->all_hits);
+	ls_json_u64(j, "all_cpus_ns", o->all_ns);
+	ls_json_arr_open(j, "handlers");
+	for (unsigned int k = 0; k < LS_NR_HANDLERS; k++) {
+		if (!o->h_hits[k])
+			continue;
+		ls_json_obj_open(j, NULL);
+		ls_json_str(j, "name", ls_handler_name(k));
+		ls_json_u64(j, "hits", o->h_hits[k]);
+		ls_json_u64(j, "ns", o->h_ns[k]);
+		ls_json_obj_close(j);
+	}
+	ls_json_arr_close(j);
+	ls_json_bool(j, "drain_ok", o->drain_ok);
+	ls_json_u64(j, "drain_cpu_ns", o->drain_cpu_ns);
+	ls_json_obj_close(j);
+}
+
+/* Member key of obj as a non-negative integer; false when absent or not one. */
+static bool ju64(const struct ls_jv *obj, const char *key, uint64_t *out)
+{
+	const struct ls_jv *v = ls_jv_get(obj, key);
+
+	if (!v || v->type != LS_JNUM || !(v->num >= 0) || v->num > 9007199254740992.0)
+		return false;
+	*out = (uint64_t)v->num;
+	return true;
+}
+
+/* The observer object of a peer header (absent: not measured, with why). */
+static void obs_parse(const struct ls_jv *root, struct ls_bd_obs *o)
+{
+	const struct ls_jv *v = ls_jv_get(root, "observer"), *a;
+
+	memset(o, 0, sizeof(*o));
+	if (!v || v->type != LS_JOBJ) {
+		snprintf(o->why, sizeof(o->why), "the responder sent no observer figures");
+		return;
+	}
+	{
+		const struct ls_jv *ok = ls_jv_get(v, "ok");
+
+		o->ok = ok && ok->type == LS_JBOOL && ok->b;
+	}
+	if (!o->ok) {
+		const struct ls_jv *w = ls_jv_get(v, "why");
+
+		snprintf(o->why, sizeof(o->why), "%s",
+			 w && w->type == LS_JSTR ? w->str.s : "the responder could not measure it");
+	}
+	ju64(v, "run_ns", &o->run_ns);
+	ju64(v, "hits", &o->hits);
+	ju64(v, "ns", &o->ns);
+	ju64(v, "all_cpus_hits", &o->all_hits);
+	ju64(v, "all_cpus_ns", &o->all_ns);
+	a = ls_jv_get(v, "handlers");
+	for (size_t i = 0; a && a->type == LS_JARR && i < a->arr.n; i++) {
+		const struct ls_jv *e = &a->arr.v[i], *n = ls_jv_get(e, "name");
+
+		for (unsigned int k = 0; n && n->type == LS_JSTR && k < LS_NR_HANDLERS; k++) {
+			if (strcmp(n->str.s, ls_handler_name(k)))
+				continue;
+			ju64(e, "hits", &o->h_hits[k]);
+			ju64(e, "ns", &o->h_ns[k]);
+		}
+	}
+	{
+		const struct ls_jv *d = ls_jv_get(v, "drain_ok");
+
+		o->drain_ok = d && d->type == LS_JBOOL && d->b;
+	}
+	ju64(v, "drain_cpu_ns", &o->drain_cpu_ns);
 }
 
 /* Write h's header as the peer JSON object (see breakdown.h). */
@@ -649,6 +850,7 @@ void ls_bd_peer_write(FILE *fp, const struct ls_bd_host *h, unsigned int proto)
 	ls_json_str(&j, "netdev", h->netdev);
 	ls_json_str(&j, "rate", h->rate);
 	ls_json_dbl(&j, "link_gbps", h->link_gbps);
+	obs_json(&j, "observer", &h->obs, NAN, 0);
 	ls_json_arr_open(&j, "counters");
 	for (size_t i = 0; i < h->ctr.n; i++) {
 		const struct ls_ctr_delta *d = &h->ctr.v[i];
@@ -766,6 +968,7 @@ int ls_bd_peer_parse(const char *text, size_t len, struct ls_bd_host *h,
 	jstr(root, "netdev", h->netdev, sizeof(h->netdev));
 	jstr(root, "rate", h->rate, sizeof(h->rate));
 	jnum(root, "link_gbps", &h->link_gbps);
+	obs_parse(root, &h->obs);
 	a = ls_jv_get(root, "counters");
 	if (a && a->type == LS_JARR && a->arr.n) {
 		h->ctr.v = calloc(a->arr.n, sizeof(*h->ctr.v));
@@ -877,7 +1080,7 @@ struct bd_an {
 	size_t preempt_dropped;		/* preemptions not ending at a "seen" */
 	struct ls_attr attr;		/* what was on the samples' path */
 	bool attr_ok;
-	bool per_window;		/* keep attr's figures per sample and stage (--samples) */
+	bool per_window;		/* keep attr's figures per sample and stage (--samples, verdict) */
 	struct ls_attr conc;		/* receive-path work that only overlapped them */
 	bool conc_ok;
 	struct {
@@ -1393,6 +1596,7 @@ static int verdict_inputs(struct bd_an *a, struct ls_bd_host *hosts[2],
 	in->kernel_p50 = a->sp.sum_kernel.p50;
 	in->base_p50 = a->sp.sum_base.p50;
 	in->tail_excess_ns = a->sp.tail_excess_ns;
+	in->recorded = a->host_measured[0] || a->host_measured[1];
 	in->rate_gbps = a->wcfg.link_gbps;
 	in->expect_gbps = c->expect_gbps;
 	if (base->have) {
@@ -1413,7 +1617,8 @@ static int verdict_inputs(struct bd_an *a, struct ls_bd_host *hosts[2],
 			break;
 		for (unsigned int cpu = 0; cpu < LS_MAX_CPUS; cpu++) {
 			struct ls_vd_cpu *v = &a->vcpu[a->nvcpu];
-			uint64_t sum = 0, tail = 0, best = 0;
+			uint64_t sum = 0, tail = 0, best = 0, wait = 0, work = 0;
+			uint64_t best_wait = 0, best_work = 0;
 
 			for (unsigned int st = 0; st < LS_NR_STAGES; st++) {
 				const struct ls_attr_cell *cell = cell_of(a, h, cpu, st);
@@ -1424,12 +1629,27 @@ static int verdict_inputs(struct bd_an *a, struct ls_bd_host *hosts[2],
 					best = cell->total_ns;
 					v->stage = st;
 				}
+				if (LS_VD_WAIT_STAGES & (1u << st)) {
+					wait += cell->total_ns;
+					if (cell->total_ns > best_wait) {
+						best_wait = cell->total_ns;
+						v->wait_stage = st;
+					}
+				} else if (LS_VD_WORK_STAGES & (1u << st)) {
+					work += cell->total_ns;
+					if (cell->total_ns > best_work) {
+						best_work = cell->total_ns;
+						v->work_stage = st;
+					}
+				}
 			}
 			if (!sum)
 				continue;
 			v->host = h;
 			v->cpu = cpu;
 			v->mean_ns = (double)sum / a->n / a->div;
+			v->wait_mean_ns = (double)wait / a->n / a->div;
+			v->work_mean_ns = (double)work / a->n / a->div;
 			v->tail_mean_ns = a->tail_n ? (double)tail / a->tail_n / a->div : 0;
 			v->base_mean_ns = base->have ? 0 : NAN;
 			for (unsigned int k = 0; k < base->ncpu; k++)
@@ -1490,7 +1710,7 @@ static int analyze(struct bd_an *a, const struct ls_probe_result *r, struct bd_c
 	a->n = run->count;
 	a->div = ls_probe_rtt_divisor(r->verb);
 	a->peer_n = peer ? (run->peer_count < a->n ? run->peer_count : a->n) : 0;
-	a->per_window = c->samples != NULL;
+	a->per_window = true;	/* --samples, and the verdict's waits and work per sample */
 	if (!a->n)
 		return ls_errf(err, "the probe produced no samples");
 	a->total = calloc(a->n, sizeof(double));
@@ -1554,6 +1774,8 @@ static int analyze(struct bd_an *a, const struct ls_probe_result *r, struct bd_c
 		return -1;
 	if (verdict_inputs(a, hosts, base, c))
 		return ls_errnof(err, ENOMEM, "verdict inputs");
+	if (ls_vd_kernel_split(&a->attr, a->div, c->floor_q, &a->vin, err))
+		return -1;
 	ls_verdict_decide(&a->thr, &a->vin, &a->v);
 	return 0;
 }
@@ -1590,6 +1812,40 @@ static void print_host(const char *role, const struct ls_bd_host *h)
 	printf("), %llu records (%zu used), %llu dropped%s\n", (unsigned long long)h->records,
 	       h->nrec, (unsigned long long)h->drops,
 	       h->truncated ? ", TRUNCATED: raise --ring-kib or shorten the run" : "");
+}
+
+/* A host's handler time on its relevant CPUs, one-way ns per sample. */
+static double obs_per_sample(const struct ls_bd_host *h, const struct bd_an *a)
+{
+	return a->n && a->div ? (double)h->obs.ns / a->n / a->div : 0;
+}
+
+/*
+ * One host's observer line: the backend's handler time on the relevant
+ * CPUs per sample, one-way like every part (divided as the total is), as a
+ * share of the one-way p50; and the drain thread's CPU time over the run.
+ */
+static void print_observer(const char *role, const struct ls_bd_host *h,
+			   const struct bd_an *a)
+{
+	const struct ls_bd_obs *o = &h->obs;
+	double per = obs_per_sample(h, a), p50 = a->sp.sum_total.p50;
+	char cpus[128];
+
+	if (!h->measured)
+		return;
+	if (!o->ok) {
+		printf("observer, %s: not measured (%s)\n", role, o->why);
+		return;
+	}
+	ls_format_cpulist(h->cpumask, LS_MAX_CPUS, cpus, sizeof(cpus));
+	printf("observer, %s: %s handlers %.3f us one-way per sample (%.2f %% of the p50) on CPUs %s: %llu hits, %.0f ns each; all CPUs %.3f ms",
+	       role, h->backend, per / 1e3, p50 > 0 ? 100 * per / p50 : 0.0, cpus,
+	       (unsigned long long)o->hits, o->hits ? (double)o->ns / o->hits : 0.0,
+	       o->all_ns / 1e6);
+	if (o->drain_ok)
+		printf("; drain thread %.3f ms CPU in %.3f s", o->drain_cpu_ns / 1e6, o->run_ns / 1e9);
+	printf("\n");
 }
 
 /* The (host, cpu, stage) table of an attribution; false when it is empty. */
@@ -1657,6 +1913,9 @@ static void print_text(const struct bd_an *a, const struct ls_probe_result *r,
 		       a->theta_ns / 1e3);
 	printf("preemptions of the probe task not ending within %.0f us before it saw its message (ignored: it was waiting): %zu\n",
 	       c->preempt_slack_ns / 1e3, a->preempt_dropped);
+	print_observer("prober", local, a);
+	if (peer)
+		print_observer("responder", peer, a);
 
 	printf("\n  %-22s %10s %10s %10s %10s\n", "one-way (us)", "p50", "p99", "p99.9", "max");
 	print_row("total", &sp->sum_total);
@@ -1788,7 +2047,8 @@ static void json_dist(struct ls_json *j, const char *key, const struct ls_summar
 }
 
 /* One host object. */
-static void json_host(struct ls_json *j, const char *role, const struct ls_bd_host *h)
+static void json_host(struct ls_json *j, const char *role, const struct ls_bd_host *h,
+		      const struct bd_an *a)
 {
 	char cpus[256];
 
@@ -1811,6 +2071,8 @@ static void json_host(struct ls_json *j, const char *role, const struct ls_bd_ho
 	ls_json_u64(j, "records_used", h->nrec);
 	ls_json_u64(j, "drops", h->drops);
 	ls_json_bool(j, "truncated", h->truncated);
+	if (h->measured)
+		obs_json(j, "observer", &h->obs, obs_per_sample(h, a), a->sp.sum_total.p50);
 	ls_json_obj_close(j);
 }
 
@@ -1916,9 +2178,9 @@ static void print_json(FILE *fp, const struct bd_an *a, const struct ls_probe_re
 	ls_json_obj_close(&j);
 
 	ls_json_arr_open(&j, "hosts");
-	json_host(&j, "prober", local);
+	json_host(&j, "prober", local, a);
 	if (peer)
-		json_host(&j, "responder", peer);
+		json_host(&j, "responder", peer, a);
 	ls_json_arr_close(&j);
 	if (a->have_theta)
 		ls_json_i64(&j, "responder_clock_offset_ns", a->theta_ns);
@@ -2011,6 +2273,13 @@ static void print_json(FILE *fp, const struct bd_an *a, const struct ls_probe_re
 	ls_json_str(&j, "dominant_p50", ls_part_name(v->dom_p50));
 	ls_json_bool(&j, "dominant_p50_is_base", v->dom_p50_base);
 	ls_json_str(&j, "dominant_tail", ls_part_name(v->dom_tail));
+	if (!isnan(v->waits_excess_share)) {
+		ls_json_dbl(&j, "waits_excess_share", v->waits_excess_share);
+		ls_json_dbl(&j, "work_excess_share", v->work_excess_share);
+	} else {
+		ls_json_null(&j, "waits_excess_share");
+		ls_json_null(&j, "work_excess_share");
+	}
 	ls_json_arr_open(&j, "findings");
 	for (unsigned int i = 0; i < v->nf; i++) {
 		ls_json_obj_open(&j, NULL);
@@ -2098,6 +2367,16 @@ static int prom_keep(struct bd_prom_pair *pp, const struct bd_an *a,
 	pp->clamped = a->sp.clamped;
 	pp->n = a->n;
 	pp->reliable = !unreliable(a);
+	for (int h = 0; h < 2; h++) {
+		const struct ls_bd_host *ho = hosts[h];
+
+		if (!ho || !ho->measured || !ho->obs.ok)
+			continue;
+		pp->obs[h].ok = true;
+		pp->obs[h].per_ns = obs_per_sample(ho, a);
+		pp->obs[h].share = a->sp.sum_total.p50 > 0 ? pp->obs[h].per_ns / a->sp.sum_total.p50 : 0;
+		pp->obs[h].drain_s = ho->obs.drain_ok ? ho->obs.drain_cpu_ns / 1e9 : -1;
+	}
 	for (int h = 0; h < 2; h++)
 		for (size_t i = 0; hosts[h] && i < hosts[h]->ctr.n; i++)
 			n += ls_ctr_moved(&hosts[h]->ctr.v[i]);
@@ -2214,6 +2493,44 @@ static int write_prom(struct ls_prom *pr, const struct bd_prom_pair *pp, size_t 
 		l[3] = (struct ls_prom_label){ "dominant_tail", ls_part_name(pp[i].dom_tail) };
 		if (ls_prom_sample(pr, NULL, l, 4, (double)pp[i].level_p50, err))
 			return -1;
+	}
+	if (ls_prom_family(pr, "latsplit_breakdown_observer_seconds", LS_PROM_GAUGE,
+			   "The backend's own handler time on the host's relevant CPUs, one-way per sample.",
+			   err))
+		return -1;
+	for (i = 0; i < n; i++) {
+		l[0] = (struct ls_prom_label){ "peer", pp[i].peer };
+		for (int h = 0; h < 2; h++) {
+			l[1] = (struct ls_prom_label){ "host", host_names[h] };
+			if (pp[i].ok && pp[i].obs[h].ok &&
+			    ls_prom_sample(pr, NULL, l, 2, pp[i].obs[h].per_ns * 1e-9, err))
+				return -1;
+		}
+	}
+	if (ls_prom_family(pr, "latsplit_breakdown_observer_share", LS_PROM_GAUGE,
+			   "The backend's own handler time per sample as a share of the one-way p50.",
+			   err))
+		return -1;
+	for (i = 0; i < n; i++) {
+		l[0] = (struct ls_prom_label){ "peer", pp[i].peer };
+		for (int h = 0; h < 2; h++) {
+			l[1] = (struct ls_prom_label){ "host", host_names[h] };
+			if (pp[i].ok && pp[i].obs[h].ok &&
+			    ls_prom_sample(pr, NULL, l, 2, pp[i].obs[h].share, err))
+				return -1;
+		}
+	}
+	if (ls_prom_family(pr, "latsplit_breakdown_drain_cpu_seconds", LS_PROM_GAUGE,
+			   "CPU time of the thread draining the kernel records during the run.", err))
+		return -1;
+	for (i = 0; i < n; i++) {
+		l[0] = (struct ls_prom_label){ "peer", pp[i].peer };
+		for (int h = 0; h < 2; h++) {
+			l[1] = (struct ls_prom_label){ "host", host_names[h] };
+			if (pp[i].ok && pp[i].obs[h].ok && pp[i].obs[h].drain_s >= 0 &&
+			    ls_prom_sample(pr, NULL, l, 2, pp[i].obs[h].drain_s, err))
+				return -1;
+		}
 	}
 	if (ls_prom_family(pr, "latsplit_breakdown_stat_change", LS_PROM_GAUGE,
 			   "NIC/RDMA/qdisc statistics that moved during the run (delta, or level for gauges).",
@@ -2374,6 +2691,8 @@ static void ctx_reset(struct bd_ctx *x)
 		ls_ctr_snap_free(&x->before);
 	if (x->have_after)
 		ls_ctr_snap_free(&x->after);
+	ls_obs_free(&x->obs0);
+	ls_obs_free(&x->obs_d);
 	memset(x, 0, sizeof(*x));
 	x->c = c;
 }

@@ -3,7 +3,8 @@
  * latsplit record: attach a kernel backend (latsplit.ko or eBPF) for a time
  * window, or while a command runs, and print per-CPU per-stage histograms:
  * count, p50, p99, max (rtla-style, one column per CPU), or JSON with
- * count/sum_ns/max_ns per CPU and histogram slot (kind "record").
+ * count/sum_ns/max_ns per CPU and histogram slot (kind "record"); then the
+ * observer's own cost (the backend's hits and time per handler and CPU).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -434,9 +435,143 @@ static void print_row(const char *name, const struct ls_snapshot *snap,
 	printf("\n");
 }
 
+/*
+ * The observer's reading for the output: obs when have is set, else why
+ * there is none (the backend has no observer, or reading it failed).
+ */
+struct record_obs {
+	bool have;
+	struct ls_obs obs;
+	char why[sizeof(struct ls_err) + 64];
+};
+
+/* Handler h's cell summed over every CPU of obs. */
+static struct ls_obs_cell obs_handler(const struct ls_obs *obs, unsigned int h)
+{
+	struct ls_obs_cell s = { 0, 0 };
+
+	for (unsigned int c = 0; c < obs->nr_cpus; c++) {
+		s.hits += obs->cell[(size_t)c * LS_NR_HANDLERS + h].hits;
+		s.ns += obs->cell[(size_t)c * LS_NR_HANDLERS + h].ns;
+	}
+	return s;
+}
+
+/* CPU c's cells summed over every handler of obs. */
+static struct ls_obs_cell obs_cpu(const struct ls_obs *obs, unsigned int c)
+{
+	struct ls_obs_cell s = { 0, 0 };
+
+	for (unsigned int h = 0; h < LS_NR_HANDLERS; h++) {
+		s.hits += obs->cell[(size_t)c * LS_NR_HANDLERS + h].hits;
+		s.ns += obs->cell[(size_t)c * LS_NR_HANDLERS + h].ns;
+	}
+	return s;
+}
+
+/*
+ * Read the observer right before the final snapshot, into ro. Never fails
+ * the command: without the op, or when it fails, ro->why says why.
+ */
+static void read_observer(const struct ls_backend_ops *ops, struct ls_backend *b,
+			  struct record_obs *ro)
+{
+	struct ls_err e = { { 0 } };
+
+	memset(ro, 0, sizeof(*ro));
+	if (!ops->observer) {
+		snprintf(ro->why, sizeof(ro->why), "the %s backend does not report it",
+			 ops->name);
+		return;
+	}
+	if (ops->observer(b, &ro->obs, &e)) {
+		ls_obs_free(&ro->obs);
+		snprintf(ro->why, sizeof(ro->why), "reading it failed: %s", e.msg);
+		ls_warn("record: observer's cost not reported: %s", e.msg);
+		return;
+	}
+	ro->have = true;
+}
+
+/* Text: the observer's cost per handler (with hits), a total, and per CPU. */
+static void print_observer_text(const struct record_obs *ro, uint64_t window_ns)
+{
+	struct ls_obs_cell t, c;
+
+	if (!ro->have) {
+		printf("\n# observer: not reported (%s)\n", ro->why);
+		return;
+	}
+	t = ls_obs_sum(&ro->obs, NULL);
+	printf("\n# observer: the backend's own cost (hits, time inside its handlers)\n");
+	printf("%-20s %12s %12s %10s\n", "handler", "hits", "total_us", "mean_ns");
+	for (unsigned int h = 0; h < LS_NR_HANDLERS; h++) {
+		c = obs_handler(&ro->obs, h);
+		if (!c.hits)
+			continue;
+		printf("%-20s %12llu %12.3f %10.1f\n", ls_handler_name(h),
+		       (unsigned long long)c.hits, c.ns / 1000.0,
+		       (double)c.ns / (double)c.hits);
+	}
+	printf("%-20s %12llu %12.3f %10.1f\n", "total",
+	       (unsigned long long)t.hits, t.ns / 1000.0,
+	       t.hits ? (double)t.ns / (double)t.hits : 0.0);
+	printf("%-20s %12s %12s %10s\n", "cpu", "hits", "total_us", "%window");
+	for (unsigned int cpu = 0; cpu < ro->obs.nr_cpus; cpu++) {
+		char name[16];
+
+		c = obs_cpu(&ro->obs, cpu);
+		if (!c.hits)
+			continue;
+		snprintf(name, sizeof(name), "CPU-%03u", cpu);
+		printf("%-20s %12llu %12.3f %10.4f\n", name,
+		       (unsigned long long)c.hits, c.ns / 1000.0,
+		       window_ns ? 100.0 * (double)c.ns / (double)window_ns : 0.0);
+	}
+}
+
+/* JSON: "observer": handlers (all), cpus (those with hits), totals; or null. */
+static void print_observer_json(struct ls_json *j, const struct record_obs *ro)
+{
+	struct ls_obs_cell t, c;
+
+	if (!ro->have) {
+		ls_json_null(j, "observer");
+		return;
+	}
+	t = ls_obs_sum(&ro->obs, NULL);
+	ls_json_obj_open(j, "observer");
+	ls_json_arr_open(j, "handlers");
+	for (unsigned int h = 0; h < LS_NR_HANDLERS; h++) {
+		c = obs_handler(&ro->obs, h);
+		ls_json_obj_open(j, NULL);
+		ls_json_str(j, "name", ls_handler_name(h));
+		ls_json_u64(j, "hits", c.hits);
+		ls_json_u64(j, "ns", c.ns);
+		ls_json_obj_close(j);
+	}
+	ls_json_arr_close(j);
+	ls_json_arr_open(j, "cpus");
+	for (unsigned int cpu = 0; cpu < ro->obs.nr_cpus; cpu++) {
+		c = obs_cpu(&ro->obs, cpu);
+		if (!c.hits)
+			continue;
+		ls_json_obj_open(j, NULL);
+		ls_json_u64(j, "cpu", cpu);
+		ls_json_u64(j, "hits", c.hits);
+		ls_json_u64(j, "ns", c.ns);
+		ls_json_obj_close(j);
+	}
+	ls_json_arr_close(j);
+	ls_json_u64(j, "hits", t.hits);
+	ls_json_u64(j, "ns", t.ns);
+	ls_json_obj_close(j);
+}
+
 /* rtla-style text: per slot, count/p50/p99/max rows, one column per CPU. */
 static void print_text(const struct record_opts *o, const struct ls_snapshot *snap,
-		       const char *backend, uint64_t window_ns)
+		       const struct record_obs *ro, const char *backend,
+		       uint64_t window_ns)
 {
 	bool *cols = calloc(snap->nr_cpus, sizeof(bool));
 	unsigned int ncols = 0, nslots = 0;
@@ -514,13 +649,15 @@ static void print_text(const struct record_opts *o, const struct ls_snapshot *sn
 	}
 	if (!nslots)
 		printf("\n# no events in the window on any stage\n");
+	print_observer_text(ro, window_ns);
 	(void)ncols;
 	free(cols);
 }
 
 /* JSON document, kind "record": per CPU and slot count/sum_ns/max_ns. */
 static void print_json(const struct record_opts *o, const struct ls_snapshot *snap,
-		       const char *backend, uint64_t t0, uint64_t t1, int cmd_status)
+		       const struct record_obs *ro, const char *backend,
+		       uint64_t t0, uint64_t t1, int cmd_status)
 {
 	struct ls_json j;
 	char cpus[128];
@@ -592,6 +729,7 @@ static void print_json(const struct record_opts *o, const struct ls_snapshot *sn
 		}
 	}
 	ls_json_arr_close(&j);
+	print_observer_json(&j, ro);
 	ls_json_obj_close(&j);
 	ls_json_end(&j);
 }
@@ -635,6 +773,7 @@ int cmd_record(int argc, char **argv)
 	const struct ls_backend_ops *ops;
 	struct ls_backend *b = NULL;
 	struct ls_snapshot snap = { 0 };
+	struct record_obs ro = { 0 };
 	struct ls_afile af = { 0 };
 	struct sigaction sa = { 0 };
 	struct ls_err err = { { 0 } };
@@ -722,6 +861,8 @@ int cmd_record(int argc, char **argv)
 	t1 = ls_now_ns();
 	if (af_open && ops->drain(b, write_record, af.fp, 0, &err) < 0)
 		goto fail;
+	/* Since open or the last reset, like the histograms read next. */
+	read_observer(ops, b, &ro);
 	if (ops->snapshot(b, &snap, &err))
 		goto fail;
 	ops->close(b);
@@ -732,15 +873,16 @@ int cmd_record(int argc, char **argv)
 			goto fail;
 	}
 	if (o.json)
-		print_json(&o, &snap, ops->name, t0, t1,
+		print_json(&o, &snap, &ro, ops->name, t0, t1,
 			   o.cmd ? (WIFEXITED(status) ? WEXITSTATUS(status) :
 				    128 + WTERMSIG(status)) : 0);
 	else
-		print_text(&o, &snap, ops->name, t1 - t0);
+		print_text(&o, &snap, &ro, ops->name, t1 - t0);
 	if (o.records_path && snap.drops)
 		ls_warn("record: %llu records dropped (ring full): raise --ring-kib",
 			(unsigned long long)snap.drops);
 	ls_snapshot_free(&snap);
+	ls_obs_free(&ro.obs);
 	rc = LS_EXIT_OK;
 	if (o.cmd && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
 		ls_warn("record: command '%s' failed (status %d)", o.cmd[0],
@@ -759,5 +901,6 @@ fail:
 	if (af_open)
 		ls_afile_abort(&af);
 	ls_snapshot_free(&snap);
+	ls_obs_free(&ro.obs);
 	return LS_EXIT_USAGE;
 }

@@ -234,4 +234,54 @@ struct ls_hist_header {
 	__u64 snapshot_ns;	/* CLOCK_MONOTONIC when the header was made */
 };
 
+/*
+ * The observer's own cost. Both backends count, per CPU and per handler,
+ * how often the handler ran while tracing was on and the time spent inside
+ * it (CLOCK_MONOTONIC at its entry to its exit, including the record it
+ * wrote). The per-CPU sums are wall time taken from that CPU, never counted
+ * twice: the module's probes run that frame with IRQs off, so none nests
+ * in another; an eBPF program that interrupts another on its CPU has its
+ * time taken out of the outer one's (Documentation/ebpf.rst). The
+ * numbering is ABI:
+ * latsplit.ko's `observer` file names them, the eBPF backend's map is
+ * indexed by them.
+ */
+enum ls_handler {
+	LS_H_IRQ_ENTRY		= 0,	/* irq_handler_entry */
+	LS_H_IRQ_EXIT		= 1,	/* irq_handler_exit */
+	LS_H_SOFTIRQ_RAISE	= 2,	/* softirq_raise */
+	LS_H_SOFTIRQ_ENTRY	= 3,	/* softirq_entry */
+	LS_H_SOFTIRQ_EXIT	= 4,	/* softirq_exit */
+	LS_H_NAPI_POLL		= 5,	/* napi:napi_poll */
+	LS_H_SCHED_SWITCH	= 6,	/* sched_switch */
+	LS_H_SCHED_WAKING	= 7,	/* sched_waking */
+	LS_H_SCHED_WAKEUP	= 8,	/* sched_wakeup */
+	LS_H_RX_SKB		= 9,	/* net:netif_receive_skb */
+	LS_H_COMP_ENTRY		= 10,	/* ib_uverbs_comp_handler entry (kprobe) */
+	LS_H_COMP_RET		= 11,	/* ib_uverbs_comp_handler return */
+	LS_NR_HANDLERS		= 12,
+};
+
+/* Initializer of a name table indexed by enum ls_handler. */
+#define LS_HANDLER_NAMES {					\
+	[LS_H_IRQ_ENTRY]	= "irq_handler_entry",		\
+	[LS_H_IRQ_EXIT]		= "irq_handler_exit",		\
+	[LS_H_SOFTIRQ_RAISE]	= "softirq_raise",		\
+	[LS_H_SOFTIRQ_ENTRY]	= "softirq_entry",		\
+	[LS_H_SOFTIRQ_EXIT]	= "softirq_exit",		\
+	[LS_H_NAPI_POLL]	= "napi_poll",			\
+	[LS_H_SCHED_SWITCH]	= "sched_switch",		\
+	[LS_H_SCHED_WAKING]	= "sched_waking",		\
+	[LS_H_SCHED_WAKEUP]	= "sched_wakeup",		\
+	[LS_H_RX_SKB]		= "netif_receive_skb",		\
+	[LS_H_COMP_ENTRY]	= "comp_handler_entry",		\
+	[LS_H_COMP_RET]		= "comp_handler_return",	\
+}
+
+/* One (CPU, handler) cell of the observer's cost. */
+struct ls_obs_cell {
+	__u64 hits;		/* handler invocations while tracing */
+	__u64 ns;		/* time inside them */
+};
+
 #endif /* _UAPI_LATSPLIT_H */

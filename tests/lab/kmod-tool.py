@@ -12,6 +12,7 @@ TAP.
   kmod-tool.py window-start DIR          snapshot /proc, then `enable`
   kmod-tool.py window-end DIR            `disable`, snapshot /proc and hist
   kmod-tool.py oracle DIR [--tol N]      hist vs /proc/interrupts, /proc/softirqs
+  kmod-tool.py observer DIR              the probes' own cost (DIR/obs.*) vs /proc
   kmod-tool.py records DIR REC [--tasks P,..] [--expect-nodrops] [--rt yes|no]
                   [--ctxsw]             (DIR/cs.0, cs.1: the task's /proc status around it)
   kmod-tool.py hist FILE                 summary of a hist file (JSON)
@@ -200,6 +201,88 @@ def cmd_oracle(d, tol):
                    % (name, cpu, got, want, tol), "differs by %d" % (got - want))
     result(netrx >= 100, "the window saw NET_RX softirqs (%d >= 100)" % netrx,
            "too little traffic to judge")
+
+
+HANDLERS = ["irq_handler_entry", "irq_handler_exit", "softirq_raise",
+            "softirq_entry", "softirq_exit", "napi_poll", "sched_switch",
+            "sched_waking", "sched_wakeup", "netif_receive_skb",
+            "comp_handler_entry", "comp_handler_return"]
+
+
+def read_observer(path):
+    """Parse an `observer` copy: ({(cpu, handler name): (hits, ns)}, problems)."""
+    cells, bad = {}, []
+    with open(path) as f:
+        lines = f.read().splitlines()
+    head = lines[0].split() if lines else []
+    if head[:2] != ["#", "nr_cpus"] or head[3:5] != ["handlers", str(len(HANDLERS))]:
+        bad.append("header %r" % (lines[:1],))
+    for line in lines[1:]:
+        if line.startswith("#"):
+            continue
+        p = line.split()
+        if (len(p) != 5 or not p[1].isdigit() or int(p[1]) >= len(HANDLERS) or
+                HANDLERS[int(p[1])] != p[2] or (int(p[0]), p[2]) in cells):
+            bad.append("line %r" % line)
+            continue
+        cells[(int(p[0]), p[2])] = (int(p[3]), int(p[4]))
+    return cells, bad
+
+
+def per_cpu(cells, name):
+    """{cpu: hits} of one handler."""
+    return {c: v[0] for (c, n), v in cells.items() if n == name}
+
+
+def cmd_observer(d, tol):
+    """The module's own cost against the kernel's counters over the window.
+
+    The probes count every tracepoint hit while tracing is on, for every
+    IRQ and every softirq vector, so per CPU the irq_handler_entry hits are
+    the window's /proc/interrupts delta over all numbered IRQs (one action
+    per IRQ in the guests) and softirq_entry hits its /proc/softirqs delta
+    over all vectors. The /proc reads bracket the traced window, so the
+    module can never count more (+2 for a read racing an event); it counts
+    less by what came between a /proc read and `enable`/`disable` (an exec
+    of cat over 9p, timer and RCU softirqs): 5 % of the delta plus tol.
+    """
+    cells, bad = read_observer(d + "/obs.1")
+    result(not bad and cells, "observer file: one line per (cpu, handler), names match the ABI",
+           "; ".join(bad[:3]))
+    ia, ib = read_proc_interrupts(d + "/a.int"), read_proc_interrupts(d + "/b.int")
+    sa, sb = read_proc_softirqs(d + "/a.soft"), read_proc_softirqs(d + "/b.soft")
+    ent, ext = per_cpu(cells, "irq_handler_entry"), per_cpu(cells, "irq_handler_exit")
+    sent, sext = per_cpu(cells, "softirq_entry"), per_cpu(cells, "softirq_exit")
+    cpus = sorted(c for c in ent if any(cells[(c, n)][0] for n in HANDLERS)) or [0]
+    for cpu in cpus:
+        want = sum(v[cpu] - ia.get(irq, [0] * 64)[cpu] for irq, v in ib.items() if cpu < len(v))
+        got = ent.get(cpu, 0)
+        slack = tol + want // 20
+        result(want >= 50 and want - slack <= got <= want + 2,
+               "cpu %d: irq_handler_entry hits %d, /proc/interrupts delta %d (-%d..+2)" % (cpu, got, want, slack),
+               "differs by %d" % (got - want))
+        result(abs(ent.get(cpu, 0) - ext.get(cpu, 0)) <= 1,
+               "cpu %d: irq_handler_exit hits %d = entry hits %d (+-1 in flight)" % (cpu, ext.get(cpu, 0), ent.get(cpu, 0)))
+        want = sum(v[cpu] - sa[name][cpu] for name, v in sb.items() if cpu < len(v))
+        got = sent.get(cpu, 0)
+        slack = tol + want // 20
+        result(want >= 50 and want - slack <= got <= want + 2,
+               "cpu %d: softirq_entry hits %d, /proc/softirqs delta %d (-%d..+2)" % (cpu, got, want, slack),
+               "differs by %d" % (got - want))
+        result(abs(sent.get(cpu, 0) - sext.get(cpu, 0)) <= 1,
+               "cpu %d: softirq_exit hits %d = entry hits %d (+-1 in flight)" % (cpu, sext.get(cpu, 0), sent.get(cpu, 0)))
+    timed = [(k, v) for k, v in cells.items() if v[0]]
+    odd = [(k, v) for k, v in timed if not (0 < v[1] and v[1] / v[0] < 1e6)]
+    result(timed and not odd, "every handler with hits took 0 < mean < 1 ms per hit (%d cells)" % len(timed),
+           repr(odd[:3]))
+    nrx = sum(v[0] for (c, n), v in cells.items() if n == "netif_receive_skb")
+    result(nrx >= 100, "netif_receive_skb hits %d >= 100 (the window's RoCE and ping traffic)" % nrx)
+    later, bad2 = read_observer(d + "/obs.2")
+    result(not bad2 and later == cells, "nothing counted while tracing is off (traffic after disable)",
+           "cells changed: %r" % [(k, cells.get(k), v) for k, v in later.items() if cells.get(k) != v][:3])
+    zero, bad3 = read_observer(d + "/obs.3")
+    result(not bad3 and zero and not any(v[0] or v[1] for v in zero.values()),
+           "reset zeroes every cell")
 
 
 def slot_of(rec, irqs):
@@ -579,6 +662,8 @@ def main(argv):
     elif cmd == "oracle":
         tol = int(args[args.index("--tol") + 1]) if "--tol" in args else 0
         cmd_oracle(args[0], tol)
+    elif cmd == "observer":
+        cmd_observer(args[0], int(args[args.index("--tol") + 1]) if "--tol" in args else 0)
     elif cmd == "records":
         tasks = []
         if "--tasks" in args:

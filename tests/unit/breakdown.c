@@ -60,6 +60,68 @@ TEST(round_trip)
 	free(t);
 }
 
+TEST(observer_round_trip)
+{
+	struct ls_bd_host h = { .measured = true }, g;
+	struct ls_err e;
+	size_t len;
+	char *t;
+
+	strcpy(h.backend, "ebpf");
+	h.obs.ok = true;
+	h.obs.run_ns = 3100000000ull;
+	h.obs.hits = 123456;
+	h.obs.ns = 24500000;
+	h.obs.all_hits = 200000;
+	h.obs.all_ns = 40000000;
+	h.obs.h_hits[LS_H_SCHED_SWITCH] = 1000;
+	h.obs.h_ns[LS_H_SCHED_SWITCH] = 987654;
+	h.obs.h_hits[LS_H_RX_SKB] = 7;
+	h.obs.h_ns[LS_H_RX_SKB] = 700;
+	h.obs.drain_ok = true;
+	h.obs.drain_cpu_ns = 16000000;
+	t = write_hdr(&h, LS_BD_PROTO, &len);
+	ASSERT_EQ(0, ls_bd_peer_parse(t, len, &g, &e));
+	EXPECT_TRUE(g.obs.ok);
+	EXPECT_EQ(3100000000ull, g.obs.run_ns);
+	EXPECT_EQ(123456, g.obs.hits);
+	EXPECT_EQ(24500000, g.obs.ns);
+	EXPECT_EQ(200000, g.obs.all_hits);
+	EXPECT_EQ(40000000, g.obs.all_ns);
+	EXPECT_EQ(1000, g.obs.h_hits[LS_H_SCHED_SWITCH]);
+	EXPECT_EQ(987654, g.obs.h_ns[LS_H_SCHED_SWITCH]);
+	EXPECT_EQ(7, g.obs.h_hits[LS_H_RX_SKB]);
+	EXPECT_EQ(0, g.obs.h_hits[LS_H_IRQ_ENTRY]);
+	EXPECT_TRUE(g.obs.drain_ok);
+	EXPECT_EQ(16000000, g.obs.drain_cpu_ns);
+	ls_bd_host_free(&g);
+	free(t);
+
+	/* not measured: the reason crosses, no figures do */
+	memset(&h.obs, 0, sizeof(h.obs));
+	strcpy(h.obs.why, "backend kmod cannot report its cost");
+	t = write_hdr(&h, LS_BD_PROTO, &len);
+	ASSERT_EQ(0, ls_bd_peer_parse(t, len, &g, &e));
+	EXPECT_FALSE(g.obs.ok);
+	EXPECT_STREQ("backend kmod cannot report its cost", g.obs.why);
+	EXPECT_EQ(0, g.obs.ns);
+	ls_bd_host_free(&g);
+	free(t);
+
+	/* an older responder without the member: not measured, said so */
+	{
+		char old[256];
+
+		snprintf(old, sizeof(old), "{\"schema\":%d,\"kind\":\"breakdown-peer\",\"proto\":%d,"
+			 "\"measured\":false,\"backend\":\"none\",\"why\":\"x\","
+			 "\"cpus\":\"0\",\"probe_cpu\":0}", LS_JSON_SCHEMA, LS_BD_PROTO);
+		ASSERT_EQ(0, ls_bd_peer_parse(old, strlen(old), &g, &e));
+	}
+	EXPECT_FALSE(g.obs.ok);
+	EXPECT_NE(NULL, strstr(g.obs.why, "no observer figures"));
+	ls_bd_host_free(&g);
+}
+
 TEST(other_protocol_is_a_clear_error)
 {
 	struct ls_bd_host h = { 0 }, g;

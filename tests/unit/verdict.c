@@ -3,7 +3,13 @@
  * Verdict: threshold validation and levels, the seed's case study (18 us
  * with PFC pause counters moving -> PFC/queues), the seed's layer order,
  * a CPU hog against a baseline naming that CPU, and no invented fault when
- * everything is normal.
+ * everything is normal. Without a baseline: a healthy emulated pair (a
+ * quarter of the p50 in the residual, kernel work half of it) names no
+ * fault; queuing is a finding only when big, largest and recorded;
+ * counters stay findings on their own; the CPU is a finding only when its
+ * waits rose above their floor, naming the CPU with most wait, while work
+ * above its floor only points `next` at the CPU with most work. Each
+ * sample's waits and work come from the attribution's per-window figures.
  */
 #include <math.h>
 #include <string.h>
@@ -183,10 +189,318 @@ TEST(abnormal_without_evidence_follows_the_dominant_part)
 	EXPECT_EQ(LS_LEVEL_ABNORMAL, v.level_p50);
 	EXPECT_EQ(0, v.nf);
 	EXPECT_EQ(LS_LAYER_RDMA, v.next);
+	/*
+	 * All of it kernel time, none of it waits: no finding without a
+	 * baseline (the old rule called kernel >= share of the p50 a CPU
+	 * fault), but the next layer is still the CPU.
+	 */
 	in.base_p50 = 0;
 	in.kernel_p50 = 7800;
 	ls_verdict_decide(&t, &in, &v);
+	EXPECT_EQ(0, v.nf);
 	EXPECT_EQ(LS_LAYER_CPU, v.next);
+}
+
+/*
+ * A healthy lab pair, no baseline, recorded: 400 us p50, a quarter of it
+ * queuing (the residual's spread), the rest processing of which kernel
+ * 180 us (work 140, waits 40, both 10 us above their floor), base 119 us.
+ */
+static struct ls_vd_in lab_pair(void)
+{
+	struct ls_vd_in in = {
+		.total_p50 = 400000, .total_p99 = 900000,
+		.part_p50 = { 1000, 100000, 299000 }, .kernel_p50 = 180000, .base_p50 = 119000,
+		.tail_share = { 0, 0.6, 0.4 }, .tail_excess_ns = 300000,
+		.recorded = true,
+		.waits_p50 = 40000, .waits_floor = 30000,
+		.work_p50 = 140000, .work_floor = 130000,
+		.rate_gbps = 10,
+	};
+	return in;
+}
+
+TEST(healthy_lab_pair_names_no_fault)
+{
+	struct ls_thresholds t;
+	struct ls_vd_in in = lab_pair();
+	struct ls_vd_cpu cpus[] = {
+		{ .host = 0, .cpu = 0, .stage = LS_STAGE_SOFTIRQ_RUN, .mean_ns = 80000,
+		  .wait_mean_ns = 20000, .wait_stage = LS_STAGE_INTERFERENCE,
+		  .work_mean_ns = 60000, .work_stage = LS_STAGE_SOFTIRQ_RUN, .base_mean_ns = NAN },
+		{ .host = 1, .cpu = 0, .stage = LS_STAGE_SOFTIRQ_RUN, .mean_ns = 100000,
+		  .wait_mean_ns = 20000, .wait_stage = LS_STAGE_SOFTIRQ_WAIT,
+		  .work_mean_ns = 80000, .work_stage = LS_STAGE_SOFTIRQ_RUN, .base_mean_ns = NAN },
+	};
+	struct ls_verdict v;
+
+	ls_thresholds_default(&t);
+	in.cpus = cpus;
+	in.ncpus = 2;
+	ls_verdict_decide(&t, &in, &v);
+	EXPECT_EQ(LS_LEVEL_HURTS, v.level_p50);
+	EXPECT_EQ(LS_PART_PROCESSING, v.dom_p50);
+	/* queuing is 25 % >= share but not the largest part; kernel work is 45 % */
+	EXPECT_EQ(0, v.nf);
+	EXPECT_TRUE(fabs(v.waits_excess_share - 0.025) < 1e-9);
+	EXPECT_TRUE(fabs(v.work_excess_share - 0.025) < 1e-9);
+	/* kernel time exceeds the base: next is the CPU carrying the most work */
+	EXPECT_EQ(LS_LAYER_CPU, v.next);
+	EXPECT_EQ(1, v.cpu_host);
+	EXPECT_EQ(0, v.cpu);
+	EXPECT_EQ(LS_STAGE_SOFTIRQ_RUN, v.cpu_stage);
+	EXPECT_NE(NULL, strstr(v.next_why, "most work on the responder's CPU 0"));
+}
+
+TEST(queuing_needs_share_largest_and_records)
+{
+	struct ls_thresholds t;
+	struct ls_vd_in in = lab_pair();
+	struct ls_verdict v;
+
+	ls_thresholds_default(&t);
+	/* congestion: queuing 85 % of the p50, the largest part, recorded */
+	in.total_p50 = 2000000;
+	in.part_p50[LS_PART_TRANSMISSION] = 10000;
+	in.part_p50[LS_PART_QUEUING] = 1700000;
+	in.part_p50[LS_PART_PROCESSING] = 290000;
+	ls_verdict_decide(&t, &in, &v);
+	ASSERT_EQ(1, v.nf);
+	EXPECT_EQ(LS_LAYER_QUEUES, v.f[0].layer);
+	EXPECT_NE(NULL, strstr(v.f[0].text, "queuing p50 1700.00 us is 85% of the total p50"));
+	EXPECT_NE(NULL, strstr(v.f[0].text, "largest part"));
+	EXPECT_EQ(LS_LAYER_QUEUES, v.next);
+	EXPECT_EQ(-1, v.cpu);
+	/* the same unrecorded: the residual is not a queuing measurement */
+	in.recorded = false;
+	ls_verdict_decide(&t, &in, &v);
+	EXPECT_EQ(0, v.nf);
+	EXPECT_EQ(LS_LAYER_QUEUES, v.next);
+	EXPECT_NE(NULL, strstr(v.next_why, "unexplained residual: no backend recorded, so it holds processing's spread too"));
+	EXPECT_TRUE(isnan(v.waits_excess_share));
+	EXPECT_TRUE(isnan(v.work_excess_share));
+	/* recorded and largest, but under share */
+	in.recorded = true;
+	t.share = 0.9;
+	ls_verdict_decide(&t, &in, &v);
+	EXPECT_EQ(0, v.nf);
+	EXPECT_EQ(NULL, strstr(v.next_why, "no backend recorded"));
+	t.share = 0.85;		/* exactly at share: a finding */
+	ls_verdict_decide(&t, &in, &v);
+	EXPECT_EQ(1, v.nf);
+}
+
+TEST(congestion_counters_are_findings_on_their_own)
+{
+	struct ls_thresholds t;
+	struct ls_vd_in in = lab_pair();
+	struct ls_vd_ctr c[] = {
+		{ .host = 1, .name = "hw:np_ecn_marked_roce_packets", .cls = LS_CTR_ECN, .delta = 12 },
+	};
+	struct ls_verdict v;
+
+	ls_thresholds_default(&t);
+	in.part_p50[LS_PART_QUEUING] = 4000;	/* 1 %: no part finding */
+	in.ctrs = c;
+	in.nctrs = 1;
+	ls_verdict_decide(&t, &in, &v);
+	ASSERT_EQ(1, v.nf);
+	EXPECT_EQ(LS_LAYER_QUEUES, v.f[0].layer);
+	EXPECT_NE(NULL, strstr(v.f[0].text, "responder hw:np_ecn_marked_roce_packets +12"));
+	EXPECT_EQ(LS_LAYER_QUEUES, v.next);
+	in.recorded = false;
+	ls_verdict_decide(&t, &in, &v);
+	ASSERT_EQ(1, v.nf);
+	EXPECT_EQ(LS_LAYER_QUEUES, v.f[0].layer);
+}
+
+TEST(waits_above_floor_name_the_cpu_with_most_wait)
+{
+	struct ls_thresholds t;
+	struct ls_vd_in in = lab_pair();
+	struct ls_vd_cpu cpus[] = {
+		{ .host = 0, .cpu = 0, .stage = LS_STAGE_SOFTIRQ_RUN, .mean_ns = 65000,
+		  .wait_mean_ns = 5000, .wait_stage = LS_STAGE_PREEMPT,
+		  .work_mean_ns = 60000, .work_stage = LS_STAGE_SOFTIRQ_RUN, .base_mean_ns = NAN },
+		/* most time and most work, little wait */
+		{ .host = 1, .cpu = 0, .stage = LS_STAGE_SOFTIRQ_RUN, .mean_ns = 130000,
+		  .wait_mean_ns = 10000, .wait_stage = LS_STAGE_SOFTIRQ_WAIT,
+		  .work_mean_ns = 120000, .work_stage = LS_STAGE_SOFTIRQ_RUN, .base_mean_ns = NAN },
+		/* most wait */
+		{ .host = 1, .cpu = 1, .stage = LS_STAGE_HARDIRQ, .mean_ns = 100000,
+		  .wait_mean_ns = 90000, .wait_stage = LS_STAGE_SOFTIRQ_WAIT,
+		  .work_mean_ns = 10000, .work_stage = LS_STAGE_HARDIRQ, .base_mean_ns = NAN },
+	};
+	struct ls_verdict v;
+
+	ls_thresholds_default(&t);
+	in.cpus = cpus;
+	in.ncpus = 3;
+	in.waits_p50 = 150000;	/* 120 us over the 30 us floor: 30 % of the p50 */
+	in.kernel_p50 = 290000;
+	ls_verdict_decide(&t, &in, &v);
+	ASSERT_EQ(1, v.nf);
+	EXPECT_EQ(LS_LAYER_CPU, v.f[0].layer);
+	EXPECT_EQ(LS_LAYER_CPU, v.next);
+	EXPECT_TRUE(fabs(v.waits_excess_share - 0.3) < 1e-9);
+	EXPECT_EQ(1, v.cpu_host);
+	EXPECT_EQ(1, v.cpu);
+	EXPECT_EQ(LS_STAGE_SOFTIRQ_WAIT, v.cpu_stage);
+	EXPECT_NE(NULL, strstr(v.f[0].text,
+			       "softirq/IRQ waits above their floor: 120.00 us per sample at the p50 (30% of the total p50"));
+	EXPECT_NE(NULL, strstr(v.f[0].text, "most on the responder's CPU 1 (softirq_wait, 90.00 us"));
+	/* just under share: no finding */
+	in.waits_p50 = 30000 + 0.19 * 400000;
+	ls_verdict_decide(&t, &in, &v);
+	EXPECT_EQ(0, v.nf);
+	/* waits every sample pays (a high floor) are not above their floor */
+	in.waits_p50 = 150000;
+	in.waits_floor = 140000;
+	ls_verdict_decide(&t, &in, &v);
+	EXPECT_EQ(0, v.nf);
+	EXPECT_TRUE(fabs(v.waits_excess_share - 0.025) < 1e-9);
+}
+
+TEST(work_above_floor_is_no_finding_next_names_the_work_cpu)
+{
+	struct ls_vd_ctr retrans = { .host = 1, .name = "hw:duplicate_request",
+				     .cls = LS_CTR_RETRANS, .delta = 3, .after = 3 };
+	struct ls_thresholds t;
+	struct ls_vd_in in = lab_pair();
+	struct ls_vd_cpu cpus[] = {
+		{ .host = 0, .cpu = 0, .stage = LS_STAGE_SOFTIRQ_RUN, .mean_ns = 60000,
+		  .wait_mean_ns = 0, .wait_stage = LS_STAGE_SOFTIRQ_WAIT,
+		  .work_mean_ns = 60000, .work_stage = LS_STAGE_SOFTIRQ_RUN, .base_mean_ns = NAN },
+		/* most time and most wait, little work */
+		{ .host = 1, .cpu = 0, .stage = LS_STAGE_SOFTIRQ_WAIT, .mean_ns = 190000,
+		  .wait_mean_ns = 150000, .wait_stage = LS_STAGE_SOFTIRQ_WAIT,
+		  .work_mean_ns = 40000, .work_stage = LS_STAGE_HARDIRQ, .base_mean_ns = NAN },
+		/* most work: where an injected softirq busy-wait ran */
+		{ .host = 1, .cpu = 1, .stage = LS_STAGE_SOFTIRQ_RUN, .mean_ns = 175000,
+		  .wait_mean_ns = 5000, .wait_stage = LS_STAGE_PREEMPT,
+		  .work_mean_ns = 170000, .work_stage = LS_STAGE_NAPI_POLL, .base_mean_ns = NAN },
+	};
+	struct ls_verdict v;
+
+	ls_thresholds_default(&t);
+	in.cpus = cpus;
+	in.ncpus = 3;
+	in.work_p50 = 250000;	/* 120 us over the 130 us floor: 30 % */
+	in.waits_p50 = 38000;	/* 8 us over the floor: 2 % */
+	in.kernel_p50 = 290000;
+	in.base_p50 = 100000;
+	ls_verdict_decide(&t, &in, &v);
+	EXPECT_EQ(0, v.nf);
+	EXPECT_TRUE(fabs(v.work_excess_share - 0.3) < 1e-9);
+	EXPECT_TRUE(fabs(v.waits_excess_share - 0.02) < 1e-9);
+	EXPECT_EQ(LS_LAYER_CPU, v.next);
+	EXPECT_EQ(1, v.cpu_host);
+	EXPECT_EQ(1, v.cpu);
+	EXPECT_EQ(LS_STAGE_NAPI_POLL, v.cpu_stage);
+	EXPECT_NE(NULL, strstr(v.next_why, "most work on the responder's CPU 1 (napi_poll, 170.00 us"));
+	/* a finding elsewhere leads, and the work CPU is still named after it */
+	in.ctrs = &retrans;
+	in.nctrs = 1;
+	ls_verdict_decide(&t, &in, &v);
+	EXPECT_EQ(1, v.nf);
+	EXPECT_EQ(LS_LAYER_RDMA, v.next);
+	EXPECT_EQ(1, v.cpu_host);
+	EXPECT_EQ(1, v.cpu);
+	EXPECT_EQ(LS_STAGE_NAPI_POLL, v.cpu_stage);
+	in.ctrs = NULL;
+	in.nctrs = 0;
+	/* the base dominates: what every sample pays, the RDMA path; no CPU named */
+	in.kernel_p50 = 150000;
+	in.base_p50 = 200000;
+	ls_verdict_decide(&t, &in, &v);
+	EXPECT_EQ(0, v.nf);
+	EXPECT_TRUE(v.dom_p50_base);
+	EXPECT_EQ(LS_LAYER_RDMA, v.next);
+	EXPECT_EQ(-1, v.cpu);
+	EXPECT_NE(NULL, strstr(v.next_why,
+			       "most of it is what every sample pays: base 200.00 us and kernel work 250.00 us"));
+}
+
+TEST(baseline_rules_unchanged)
+{
+	struct ls_thresholds t;
+	struct ls_vd_in in = lab_pair();
+	struct ls_verdict v;
+
+	ls_thresholds_default(&t);
+	in.have_baseline = true;
+	in.b_total_p50 = 400000;
+	in.b_part_p50[LS_PART_QUEUING] = 20000;
+	in.b_part_p50[LS_PART_PROCESSING] = 379000;
+	in.b_kernel_p50 = 180000;
+	/* queuing grew 200 us (>= 0.2 x 400, all the growth), not the largest, unrecorded */
+	in.total_p50 = 600000;
+	in.part_p50[LS_PART_QUEUING] = 220000;
+	in.part_p50[LS_PART_PROCESSING] = 379000;
+	in.recorded = false;
+	/* waits far above their floor, but kernel time did not grow */
+	in.waits_p50 = 200000;
+	ls_verdict_decide(&t, &in, &v);
+	ASSERT_EQ(1, v.nf);
+	EXPECT_EQ(LS_LAYER_QUEUES, v.f[0].layer);
+	EXPECT_NE(NULL, strstr(v.f[0].text, "queuing p50 rose by 200.00 us over the baseline"));
+	EXPECT_EQ(-1, v.cpu);
+}
+
+/* A record of one stage on one CPU. */
+static struct ls_record rec(uint64_t s, uint64_t e, uint32_t cpu, uint16_t stage)
+{
+	struct ls_record r = { .start_ns = s, .end_ns = e, .cpu = cpu, .stage = stage };
+
+	return r;
+}
+
+TEST(kernel_split_per_sample)
+{
+	enum { N = 20 };
+	struct ls_window w[N];
+	struct ls_attr_cfg cfg = { .win = w, .n = N, .stage_mask = LS_ATTR_ALL_STAGES,
+				   .per_window = true };
+	struct ls_vd_in in = { 0 };
+	struct ls_attr a;
+	struct ls_err e;
+
+	for (int i = 0; i < N; i++)
+		w[i] = (struct ls_window){ i * 10000ull, i * 10000ull + 5000 };
+	cfg.cpumask[0] = 1;					/* prober CPU 0 */
+	cfg.cpumask[LS_MAX_CPUS / 64] |= 2ull << (LS_MAX_CPUS % 64);	/* responder CPU 1 */
+	ASSERT_EQ(0, ls_attr_init(&a, &cfg, &e));
+	for (int i = 0; i < N; i++) {
+		uint64_t s = w[i].start_ns;
+		struct ls_record r[] = {
+			/* a wait of 100 (i + 1) ns on the prober, a hard IRQ inside it */
+			rec(s, s + 100 * (i + 1), 0, LS_STAGE_SOFTIRQ_WAIT),
+			rec(s + 10, s + 30, 0, LS_STAGE_HARDIRQ),
+			/* 1000 ns of softirq work on the responder, and an RX_PKT instant */
+			rec(s + 3000, s + 4000, LS_MAX_CPUS + 1, LS_STAGE_SOFTIRQ_RUN),
+			rec(s + 3500, s + 3500, LS_MAX_CPUS + 1, LS_STAGE_RX_PKT),
+		};
+
+		for (size_t k = 0; k < ARRAY_SIZE(r); k++)
+			ASSERT_EQ(0, ls_attr_push(&a, &r[k], &e));
+	}
+	ls_attr_finish(&a);
+	/* one-way (div 2): waits 50 (i + 1) - 10, work 510 per sample */
+	ASSERT_EQ(0, ls_vd_kernel_split(&a, 2, 0.05, &in, &e));
+	EXPECT_EQ(490, in.waits_p50);	/* nearest rank: the 10th of 20 */
+	EXPECT_EQ(40, in.waits_floor);	/* the 1st */
+	EXPECT_EQ(510, in.work_p50);
+	EXPECT_EQ(510, in.work_floor);
+	ASSERT_EQ(0, ls_vd_kernel_split(&a, 1, 0.5, &in, &e));
+	EXPECT_EQ(980, in.waits_floor);
+	ls_attr_free(&a);
+	/* without per-window figures there is nothing to split: an error, not zeros */
+	cfg.per_window = false;
+	ASSERT_EQ(0, ls_attr_init(&a, &cfg, &e));
+	ls_attr_finish(&a);
+	EXPECT_EQ(-1, ls_vd_kernel_split(&a, 2, 0.05, &in, &e));
+	EXPECT_NE(NULL, strstr(e.msg, "per-sample stage figures"));
+	ls_attr_free(&a);
 }
 
 TEST_HARNESS_MAIN

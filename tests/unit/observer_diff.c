@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The observer's readings (tools/backend.c): ls_obs_diff() of two readings
+ * cell by cell, ls_obs_sum() over a CPU mask, the errors for a counter that
+ * went backwards and for a CPU count that changed, and the handler names.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/backend.h"
+
+#undef ARRAY_SIZE	/* kselftest.h defines the same macro */
+#include "kselftest_harness.h"
+
+/* A reading of nr_cpus CPUs whose cell (c, h) is {base + 100c + h, 10x that}. */
+static void reading(struct ls_obs *o, unsigned int nr_cpus, uint64_t base)
+{
+	o->nr_cpus = nr_cpus;
+	o->cell = calloc((size_t)nr_cpus * LS_NR_HANDLERS, sizeof(*o->cell));
+	for (unsigned int c = 0; c < nr_cpus && o->cell; c++)
+		for (unsigned int h = 0; h < LS_NR_HANDLERS; h++) {
+			struct ls_obs_cell *x = &o->cell[(size_t)c * LS_NR_HANDLERS + h];
+
+			x->hits = base + 100 * c + h;
+			x->ns = 10 * x->hits;
+		}
+}
+
+/* after - before, per cell, in place: CPU and handler stay where they were. */
+TEST(diff_of_two_readings)
+{
+	struct ls_obs a, b, d = { 0 };
+	struct ls_err e = { { 0 } };
+
+	reading(&a, 3, 1000);
+	reading(&b, 3, 1000);
+	ASSERT_NE(NULL, a.cell);
+	ASSERT_NE(NULL, b.cell);
+	/* CPU 1 ran softirq_entry 7 more times for 700 ns; CPU 2 napi_poll once. */
+	b.cell[1 * LS_NR_HANDLERS + LS_H_SOFTIRQ_ENTRY].hits += 7;
+	b.cell[1 * LS_NR_HANDLERS + LS_H_SOFTIRQ_ENTRY].ns += 700;
+	b.cell[2 * LS_NR_HANDLERS + LS_H_NAPI_POLL].hits += 1;
+	b.cell[2 * LS_NR_HANDLERS + LS_H_NAPI_POLL].ns += 55;
+	ASSERT_EQ(0, ls_obs_diff(&a, &b, &d, &e)) TH_LOG("%s", e.msg);
+	ASSERT_EQ(3, d.nr_cpus);
+	for (unsigned int c = 0; c < 3; c++)
+		for (unsigned int h = 0; h < LS_NR_HANDLERS; h++) {
+			const struct ls_obs_cell *x = &d.cell[c * LS_NR_HANDLERS + h];
+			uint64_t hits = 0, ns = 0;
+
+			if (c == 1 && h == LS_H_SOFTIRQ_ENTRY)
+				hits = 7, ns = 700;
+			if (c == 2 && h == LS_H_NAPI_POLL)
+				hits = 1, ns = 55;
+			EXPECT_EQ(hits, x->hits) TH_LOG("cpu %u handler %u", c, h);
+			EXPECT_EQ(ns, x->ns) TH_LOG("cpu %u handler %u", c, h);
+		}
+	/* A reading against itself: all zero. */
+	ls_obs_free(&d);
+	ASSERT_EQ(0, ls_obs_diff(&b, &b, &d, &e));
+	EXPECT_EQ(0, ls_obs_sum(&d, NULL).hits);
+	EXPECT_EQ(0, ls_obs_sum(&d, NULL).ns);
+	ls_obs_free(&d);
+	EXPECT_EQ(NULL, d.cell);
+	EXPECT_EQ(0, d.nr_cpus);
+	ls_obs_free(&a);
+	ls_obs_free(&b);
+	ls_obs_free(NULL);
+}
+
+/* The sum over a mask takes exactly the CPUs in it, every handler of each. */
+TEST(sum_over_a_cpu_mask)
+{
+	static const uint64_t in_mask[] = { 1, 64, 255 };
+	uint64_t mask[LS_CPUMASK_WORDS] = { 0 };
+	struct ls_obs o;
+	struct ls_obs_cell s;
+	uint64_t want;
+
+	reading(&o, 300, 0);	/* more CPUs than a mask can name */
+	ASSERT_NE(NULL, o.cell);
+	/* Every CPU: sum over c < 300 and h < 12 of 100c + h. */
+	want = 100ull * (299 * 300 / 2) * LS_NR_HANDLERS +
+	       300ull * (LS_NR_HANDLERS * (LS_NR_HANDLERS - 1) / 2);
+	s = ls_obs_sum(&o, NULL);
+	EXPECT_EQ(want, s.hits);
+	EXPECT_EQ(10 * want, s.ns);
+	/* An empty mask: nothing. */
+	s = ls_obs_sum(&o, mask);
+	EXPECT_EQ(0, s.hits);
+	EXPECT_EQ(0, s.ns);
+	/* CPUs 1, 64 and 255 (three mask words): 12 x 100c + 66 each. */
+	mask[0] = 1ull << 1;
+	mask[1] = 1ull << 0;
+	mask[3] = 1ull << 63;
+	want = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(in_mask); i++)
+		want += 100 * in_mask[i] * LS_NR_HANDLERS + 66;
+	s = ls_obs_sum(&o, mask);
+	EXPECT_EQ(want, s.hits);
+	EXPECT_EQ(10 * want, s.ns);
+	/* CPUs at or beyond LS_MAX_CPUS are never in a mask. */
+	memset(mask, 0xff, sizeof(mask));
+	want = 100ull * (255 * 256 / 2) * LS_NR_HANDLERS +
+	       256ull * (LS_NR_HANDLERS * (LS_NR_HANDLERS - 1) / 2);
+	s = ls_obs_sum(&o, mask);
+	EXPECT_EQ(want, s.hits);
+	ls_obs_free(&o);
+}
+
+/* A cell that went backwards (a reset between readings) is an error naming it. */
+TEST(counter_going_backwards_is_an_error)
+{
+	struct ls_obs a, b, d = { 0 };
+	struct ls_err e = { { 0 } };
+
+	reading(&a, 2, 50);
+	reading(&b, 2, 50);
+	ASSERT_NE(NULL, a.cell);
+	ASSERT_NE(NULL, b.cell);
+	b.cell[1 * LS_NR_HANDLERS + LS_H_SCHED_SWITCH].hits -= 1;
+	EXPECT_EQ(-1, ls_obs_diff(&a, &b, &d, &e));
+	EXPECT_EQ(NULL, d.cell);
+	EXPECT_NE(NULL, strstr(e.msg, "CPU 1 handler sched_switch went backwards"))
+		TH_LOG("%s", e.msg);
+	/* ns alone going back is as wrong. */
+	b.cell[1 * LS_NR_HANDLERS + LS_H_SCHED_SWITCH].hits += 1;
+	b.cell[0 * LS_NR_HANDLERS + LS_H_COMP_RET].ns -= 1;
+	memset(&e, 0, sizeof(e));
+	EXPECT_EQ(-1, ls_obs_diff(&a, &b, &d, &e));
+	EXPECT_EQ(NULL, d.cell);
+	EXPECT_NE(NULL, strstr(e.msg, "CPU 0 handler comp_handler_return")) TH_LOG("%s", e.msg);
+	/* Restored: no error. */
+	b.cell[0 * LS_NR_HANDLERS + LS_H_COMP_RET].ns += 1;
+	EXPECT_EQ(0, ls_obs_diff(&a, &b, &d, &e)) TH_LOG("%s", e.msg);
+	ls_obs_free(&d);
+	ls_obs_free(&a);
+	ls_obs_free(&b);
+}
+
+/* Readings of different CPU counts do not belong to one session. */
+TEST(cpu_count_mismatch_is_an_error)
+{
+	struct ls_obs a, b, d = { 0 };
+	struct ls_err e = { { 0 } };
+
+	reading(&a, 2, 0);
+	reading(&b, 4, 0);
+	ASSERT_NE(NULL, a.cell);
+	ASSERT_NE(NULL, b.cell);
+	EXPECT_EQ(-1, ls_obs_diff(&a, &b, &d, &e));
+	EXPECT_EQ(NULL, d.cell);
+	EXPECT_EQ(0, d.nr_cpus);
+	EXPECT_NE(NULL, strstr(e.msg, "CPU count changed between readings (2, then 4)"))
+		TH_LOG("%s", e.msg);
+	ls_obs_free(&a);
+	ls_obs_free(&b);
+}
+
+/* Every handler has a distinct name; out of range has none. */
+TEST(handler_names)
+{
+	ASSERT_EQ(12, LS_NR_HANDLERS);
+	EXPECT_STREQ("irq_handler_entry", ls_handler_name(LS_H_IRQ_ENTRY));
+	EXPECT_STREQ("softirq_entry", ls_handler_name(LS_H_SOFTIRQ_ENTRY));
+	EXPECT_STREQ("comp_handler_return", ls_handler_name(LS_H_COMP_RET));
+	for (unsigned int h = 0; h < LS_NR_HANDLERS; h++) {
+		ASSERT_NE(NULL, ls_handler_name(h)) TH_LOG("handler %u", h);
+		for (unsigned int k = 0; k < h; k++)
+			EXPECT_STRNE(ls_handler_name(k), ls_handler_name(h));
+	}
+	EXPECT_EQ(NULL, ls_handler_name(LS_NR_HANDLERS));
+	EXPECT_EQ(NULL, ls_handler_name(~0u));
+}
+
+TEST_HARNESS_MAIN
