@@ -76,6 +76,12 @@ struct ls_backend_ops {
 	 */
 	int (*observer)(struct ls_backend *b, struct ls_obs *obs,
 			struct ls_err *err);
+	/*
+	 * Pause (true) or resume (false) recording, keeping the
+	 * configuration, the histograms and the records not yet drained;
+	 * while paused no handler runs. NULL when the backend cannot.
+	 */
+	int (*pause)(struct ls_backend *b, bool paused, struct ls_err *err);
 	/* Stop recording, detach everything, free b. */
 	void (*close)(struct ls_backend *b);
 };

@@ -357,6 +357,12 @@ static int kmod_observer(struct ls_backend *b, struct ls_obs *obs,
 	return ret;
 }
 
+/* Pause: `disable` (probes return at once, rings keep their records); resume: `enable`. */
+static int kmod_pause(struct ls_backend *b, bool paused, struct ls_err *err)
+{
+	return kmod_verb(b, paused ? "disable" : "enable", err);
+}
+
 /* Stop tracing and release the module's files. */
 static void kmod_close(struct ls_backend *b)
 {
@@ -377,5 +383,6 @@ const struct ls_backend_ops ls_backend_kmod = {
 	.snapshot = kmod_snapshot,
 	.drain = kmod_drain,
 	.observer = kmod_observer,
+	.pause = kmod_pause,
 	.close = kmod_close,
 };

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -37,7 +38,25 @@ struct record_opts {
 	bool json;
 	bool buckets;
 	char **cmd;
+	bool pid_command;		/* name COMMAND's process as a task */
+	uint64_t ab_ns;			/* --ab: phase length; 0 = always on */
 	struct ls_backend_cfg cfg;
+};
+
+/* --ab: recording alternates on and off; each phase as the clock saw it. */
+struct record_phase {
+	bool on;
+	uint64_t begin_ns;		/* after the switch into it returned */
+	uint64_t end_ns;		/* before the switch out of it began */
+};
+
+#define RECORD_MAX_PHASES	100000
+
+struct record_ab {
+	struct record_phase *v;
+	size_t n;
+	bool paused;
+	uint64_t next_ns;		/* when the current phase ends */
 };
 
 static const char *const softirq_names[LS_NR_SOFTIRQS] = {
@@ -83,10 +102,14 @@ static void usage(FILE *fp)
 		"      --irq N[,M...]   watch these IRQ numbers\n"
 		"  -c, --cpus LIST      CPUs whose hardirq+softirq time is INTERFERENCE (e.g. 0-1,3)\n"
 		"  -p, --pid P[,P...]   named tasks for the WAKEUP and PREEMPT stages\n"
+		"      --pid-command    name COMMAND's process too (it starts once the backend is on)\n"
 		"  -D, --duration TIME  window length (ns, us, ms, s; bare number = s)\n"
 		"  -r, --records FILE   write every interval record to FILE (text, one per line)\n"
 		"      --ring-kib N     record ring size in KiB (default %u, with --records)\n"
 		"      --buckets        also print the non-empty histogram buckets\n"
+		"      --ab TIME        alternate recording on and off every TIME (10ms..60s): an\n"
+		"                       in-run A/B of what recording costs COMMAND; the phases are\n"
+		"                       printed (CLOCK_MONOTONIC)\n"
 		"  -j, --json           JSON output (kind \"record\")\n"
 		"  -v, --verbose        print the backend's loader and verifier messages\n"
 		"  -h, --help           this text\n"
@@ -224,7 +247,7 @@ static int resolve_if_irqs(const char *ifname, struct ls_backend_cfg *cfg,
 static int parse_opts(int argc, char **argv, struct record_opts *o,
 		      struct ls_err *err)
 {
-	enum { OPT_IRQ = 256, OPT_RING, OPT_BUCKETS };
+	enum { OPT_IRQ = 256, OPT_RING, OPT_BUCKETS, OPT_PIDCMD, OPT_AB };
 	static const struct option longopts[] = {
 		{ "backend", required_argument, NULL, 'b' },
 		{ "interface", required_argument, NULL, 'i' },
@@ -235,6 +258,8 @@ static int parse_opts(int argc, char **argv, struct record_opts *o,
 		{ "records", required_argument, NULL, 'r' },
 		{ "ring-kib", required_argument, NULL, OPT_RING },
 		{ "buckets", no_argument, NULL, OPT_BUCKETS },
+		{ "pid-command", no_argument, NULL, OPT_PIDCMD },
+		{ "ab", required_argument, NULL, OPT_AB },
 		{ "json", no_argument, NULL, 'j' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -242,7 +267,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o,
 	};
 	uint32_t pids[LS_MAX_TASKS];
 	const char *irqs = NULL, *pidlist = NULL, *cpus = NULL, *dur = NULL;
-	const char *ring = NULL;
+	const char *ring = NULL, *ab = NULL;
 	uint64_t v;
 	int c;
 
@@ -260,6 +285,8 @@ static int parse_opts(int argc, char **argv, struct record_opts *o,
 		case 'r': o->records_path = optarg; break;
 		case OPT_RING: ring = optarg; break;
 		case OPT_BUCKETS: o->buckets = true; break;
+		case OPT_PIDCMD: o->pid_command = true; break;
+		case OPT_AB: ab = optarg; break;
 		case 'j': o->json = true; break;
 		case 'v': o->cfg.verbose = true; break;
 		case 'h': return 1;
@@ -326,6 +353,17 @@ static int parse_opts(int argc, char **argv, struct record_opts *o,
 		o->ring_kib = RECORD_DEFAULT_RING_KIB;
 	}
 	o->cfg.ring_kib = o->ring_kib;
+	if (o->pid_command && !o->cmd)
+		return ls_errf(err, "record: --pid-command needs a COMMAND");
+	if (o->pid_command && o->cfg.nr_pids >= LS_MAX_TASKS)
+		return ls_errf(err, "record: --pid-command: already %d tasks named (the most)",
+			       LS_MAX_TASKS);
+	if (ab) {
+		if (ls_parse_duration_ns(ab, &o->ab_ns, err, "--ab"))
+			return -1;
+		if (o->ab_ns < 10000000ull || o->ab_ns > 60000000000ull)
+			return ls_errf(err, "record: --ab %s: a phase is 10ms..60s", ab);
+	}
 	return 0;
 }
 
@@ -570,8 +608,8 @@ static void print_observer_json(struct ls_json *j, const struct record_obs *ro)
 
 /* rtla-style text: per slot, count/p50/p99/max rows, one column per CPU. */
 static void print_text(const struct record_opts *o, const struct ls_snapshot *snap,
-		       const struct record_obs *ro, const char *backend,
-		       uint64_t window_ns)
+		       const struct record_obs *ro, const struct record_ab *ab,
+		       const char *backend, uint64_t window_ns)
 {
 	bool *cols = calloc(snap->nr_cpus, sizeof(bool));
 	unsigned int ncols = 0, nslots = 0;
@@ -650,14 +688,23 @@ static void print_text(const struct record_opts *o, const struct ls_snapshot *sn
 	if (!nslots)
 		printf("\n# no events in the window on any stage\n");
 	print_observer_text(ro, window_ns);
+	if (ab->n) {
+		uint64_t on = 0;
+
+		for (size_t i = 0; i < ab->n; i++)
+			if (ab->v[i].on)
+				on += ab->v[i].end_ns - ab->v[i].begin_ns;
+		printf("\n# --ab: %zu phases of %.0f ms, recording on in every other (%.3f s of %.3f s); the histograms and the observer cover those; phases with --json\n",
+		       ab->n, o->ab_ns / 1e6, on / 1e9, window_ns / 1e9);
+	}
 	(void)ncols;
 	free(cols);
 }
 
 /* JSON document, kind "record": per CPU and slot count/sum_ns/max_ns. */
 static void print_json(const struct record_opts *o, const struct ls_snapshot *snap,
-		       const struct record_obs *ro, const char *backend,
-		       uint64_t t0, uint64_t t1, int cmd_status)
+		       const struct record_obs *ro, const struct record_ab *ab,
+		       const char *backend, uint64_t t0, uint64_t t1, int cmd_status)
 {
 	struct ls_json j;
 	char cpus[128];
@@ -730,6 +777,22 @@ static void print_json(const struct record_opts *o, const struct ls_snapshot *sn
 	}
 	ls_json_arr_close(&j);
 	print_observer_json(&j, ro);
+	if (ab->n) {
+		ls_json_obj_open(&j, "ab");
+		ls_json_u64(&j, "phase_ns", o->ab_ns);
+		ls_json_arr_open(&j, "phases");
+		for (size_t i = 0; i < ab->n; i++) {
+			ls_json_obj_open(&j, NULL);
+			ls_json_bool(&j, "on", ab->v[i].on);
+			ls_json_u64(&j, "begin_ns", ab->v[i].begin_ns);
+			ls_json_u64(&j, "end_ns", ab->v[i].end_ns);
+			ls_json_obj_close(&j);
+		}
+		ls_json_arr_close(&j);
+		ls_json_obj_close(&j);
+	} else {
+		ls_json_null(&j, "ab");
+	}
 	ls_json_obj_close(&j);
 	ls_json_end(&j);
 }
@@ -746,27 +809,101 @@ static int write_record(const struct ls_record *r, void *ctx)
 	return 0;
 }
 
-/* Start COMMAND; returns its pid or -1. */
-static pid_t spawn(char **cmd, struct ls_err *err)
+/*
+ * Start COMMAND; returns its pid or -1. With hold, the child waits before
+ * exec until a byte arrives on *hold (written by release_child()).
+ */
+static pid_t spawn(char **cmd, int *hold, struct ls_err *err)
 {
-	pid_t pid = fork();
+	int p[2] = { -1, -1 };
+	pid_t pid;
 
+	if (hold && pipe2(p, O_CLOEXEC)) {
+		ls_errnof(err, errno, "record: pipe");
+		return -1;
+	}
+	pid = fork();
 	if (pid < 0) {
 		ls_errnof(err, errno, "record: fork");
+		if (hold) {
+			close(p[0]);
+			close(p[1]);
+		}
 		return -1;
 	}
 	if (pid == 0) {
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		if (hold) {
+			char c;
+
+			close(p[1]);
+			/* held until the backend watches this process; EOF: give up */
+			if (read(p[0], &c, 1) != 1)
+				_exit(126);
+		}
 		execvp(cmd[0], cmd);
 		fprintf(stderr, "latsplit: record: cannot run '%s': %s\n", cmd[0],
 			strerror(errno));
 		_exit(127);
 	}
+	if (hold) {
+		close(p[0]);
+		*hold = p[1];
+	}
 	return pid;
 }
 
 /* `latsplit record`: attach, wait for the window, print. */
+/* Let a held COMMAND exec; closing the pipe without a byte makes it give up. */
+static int release_child(int *hold, bool go, struct ls_err *err)
+{
+	int ret = 0;
+
+	if (*hold < 0)
+		return 0;
+	if (go && write(*hold, "g", 1) != 1)
+		ret = ls_errnof(err, errno, "record: releasing the command");
+	close(*hold);
+	*hold = -1;
+	return ret;
+}
+
+/* --ab: the first phase (on) begins now. */
+static int ab_start(struct record_ab *ab, uint64_t period, struct ls_err *err)
+{
+	ab->v = calloc(RECORD_MAX_PHASES, sizeof(*ab->v));
+	if (!ab->v)
+		return ls_errnof(err, ENOMEM, "record: --ab phases");
+	ab->v[0] = (struct record_phase){ .on = true, .begin_ns = ls_now_ns() };
+	ab->n = 1;
+	ab->next_ns = ab->v[0].begin_ns + period;
+	return 0;
+}
+
+/*
+ * --ab: end the current phase and begin the other. Recording pauses before
+ * the records of the phase are drained, so the drain is in no phase.
+ */
+static int ab_switch(const struct ls_backend_ops *ops, struct ls_backend *b,
+		     struct record_ab *ab, uint64_t period, FILE *recfp,
+		     struct ls_err *err)
+{
+	ab->v[ab->n - 1].end_ns = ls_now_ns();
+	if (ab->n == RECORD_MAX_PHASES)
+		return ls_errf(err, "record: --ab: more than %d phases: a longer TIME",
+			       RECORD_MAX_PHASES);
+	if (ops->pause(b, !ab->paused, err))
+		return ls_err_wrap(err, "record: --ab");
+	ab->paused = !ab->paused;
+	if (recfp && ops->drain(b, write_record, recfp, 0, err) < 0)
+		return -1;
+	ab->v[ab->n] = (struct record_phase){ .on = !ab->paused, .begin_ns = ls_now_ns() };
+	ab->next_ns = ab->v[ab->n].begin_ns + period;
+	ab->n++;
+	return 0;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o = { 0 };
@@ -777,8 +914,9 @@ int cmd_record(int argc, char **argv)
 	struct ls_afile af = { 0 };
 	struct sigaction sa = { 0 };
 	struct ls_err err = { { 0 } };
+	struct record_ab ab = { 0 };
 	bool af_open = false;
-	int ret, status = 0, rc = LS_EXIT_USAGE;
+	int ret, status = 0, rc = LS_EXIT_USAGE, hold = -1;
 	uint64_t t0, t1;
 	pid_t child = -1;
 
@@ -809,19 +947,45 @@ int cmd_record(int argc, char **argv)
 	sa.sa_handler = on_reset;
 	sigaction(SIGUSR1, &sa, NULL);
 
+	if (o.ab_ns && !ops->pause) {
+		ls_errf(&err, "record: --ab: the %s backend cannot pause", ops->name);
+		goto fail;
+	}
+	if (o.pid_command) {
+		child = spawn(o.cmd, &hold, &err);
+		if (child < 0)
+			goto fail;
+		o.cfg.pids[o.cfg.nr_pids++] = child;
+	}
 	if (ops->open(&b, &o.cfg, &err))
 		goto fail;
 	if (o.cfg.verbose)
 		ls_warn("record: %s backend attached", ops->name);
 	t0 = ls_now_ns();
-	if (o.cmd) {
-		child = spawn(o.cmd, &err);
+	if (o.ab_ns && ab_start(&ab, o.ab_ns, &err))
+		goto fail;
+	if (o.cmd && !o.pid_command) {
+		child = spawn(o.cmd, NULL, &err);
 		if (child < 0)
 			goto fail;
 	}
+	if (release_child(&hold, true, &err))
+		goto fail;
 	while (!record_stop) {
 		/* A short poll bounds how late a command's exit is noticed. */
 		int wait_ms = child > 0 ? 10 : RECORD_POLL_MS;
+
+		if (o.ab_ns) {
+			uint64_t now = ls_now_ns();
+
+			if (now >= ab.next_ns) {
+				if (ab_switch(ops, b, &ab, o.ab_ns, af_open ? af.fp : NULL, &err))
+					goto fail;
+				now = ls_now_ns();
+			}
+			if (ab.next_ns > now && ab.next_ns - now < (uint64_t)wait_ms * 1000000)
+				wait_ms = (int)((ab.next_ns - now) / 1000000) + 1;
+		}
 
 		if (o.duration_ns) {
 			uint64_t now = ls_now_ns();
@@ -845,13 +1009,16 @@ int cmd_record(int argc, char **argv)
 				break;
 			}
 		}
-		if (af_open) {
+		/* Paused, a backend's records end at once: nothing to wait on. */
+		if (af_open && !ab.paused) {
 			if (ops->drain(b, write_record, af.fp, wait_ms, &err) < 0)
 				goto fail;
 		} else {
 			usleep((useconds_t)wait_ms * 1000);
 		}
 	}
+	if (ab.n)
+		ab.v[ab.n - 1].end_ns = ls_now_ns();
 	if (child > 0) {
 		/* Interrupted: let the command finish its own way. */
 		kill(child, SIGTERM);
@@ -873,16 +1040,17 @@ int cmd_record(int argc, char **argv)
 			goto fail;
 	}
 	if (o.json)
-		print_json(&o, &snap, &ro, ops->name, t0, t1,
+		print_json(&o, &snap, &ro, &ab, ops->name, t0, t1,
 			   o.cmd ? (WIFEXITED(status) ? WEXITSTATUS(status) :
 				    128 + WTERMSIG(status)) : 0);
 	else
-		print_text(&o, &snap, &ro, ops->name, t1 - t0);
+		print_text(&o, &snap, &ro, &ab, ops->name, t1 - t0);
 	if (o.records_path && snap.drops)
 		ls_warn("record: %llu records dropped (ring full): raise --ring-kib",
 			(unsigned long long)snap.drops);
 	ls_snapshot_free(&snap);
 	ls_obs_free(&ro.obs);
+	free(ab.v);
 	rc = LS_EXIT_OK;
 	if (o.cmd && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
 		ls_warn("record: command '%s' failed (status %d)", o.cmd[0],
@@ -892,6 +1060,7 @@ int cmd_record(int argc, char **argv)
 	return rc;
 fail:
 	ls_warn("%s", err.msg);
+	release_child(&hold, false, &err);
 	if (child > 0) {
 		kill(child, SIGTERM);
 		waitpid(child, NULL, 0);
@@ -902,5 +1071,6 @@ fail:
 		ls_afile_abort(&af);
 	ls_snapshot_free(&snap);
 	ls_obs_free(&ro.obs);
+	free(ab.v);
 	return LS_EXIT_USAGE;
 }
