@@ -2400,6 +2400,32 @@ static int prom_keep(struct bd_prom_pair *pp, const struct bd_an *a,
 	return 0;
 }
 
+enum obs_fig { OBS_PER_SAMPLE, OBS_SHARE, OBS_DRAIN };
+
+/* One observer family of --prom: a sample per pair and measured host. */
+static int prom_obs(struct ls_prom *pr, const struct bd_prom_pair *pp, size_t n,
+		    const char *name, const char *help, enum obs_fig fig, struct ls_err *err)
+{
+	struct ls_prom_label l[2];
+
+	if (ls_prom_family(pr, name, LS_PROM_GAUGE, help, err))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		l[0] = (struct ls_prom_label){ "peer", pp[i].peer };
+		for (int h = 0; h < 2; h++) {
+			double v = fig == OBS_PER_SAMPLE ? pp[i].obs[h].per_ns * 1e-9 :
+				   fig == OBS_SHARE ? pp[i].obs[h].share : pp[i].obs[h].drain_s;
+
+			if (!pp[i].ok || !pp[i].obs[h].ok || v < 0)
+				continue;
+			l[1] = (struct ls_prom_label){ "host", host_names[h] };
+			if (ls_prom_sample(pr, NULL, l, 2, v, err))
+				return -1;
+		}
+	}
+	return 0;
+}
+
 /*
  * --prom: Prometheus text (tools/prom.h) for node_exporter's textfile
  * collector; one family at a time over every pair, a peer label each.
@@ -2494,44 +2520,16 @@ static int write_prom(struct ls_prom *pr, const struct bd_prom_pair *pp, size_t 
 		if (ls_prom_sample(pr, NULL, l, 4, (double)pp[i].level_p50, err))
 			return -1;
 	}
-	if (ls_prom_family(pr, "latsplit_breakdown_observer_seconds", LS_PROM_GAUGE,
-			   "The backend's own handler time on the host's relevant CPUs, one-way per sample.",
-			   err))
+	if (prom_obs(pr, pp, n, "latsplit_breakdown_observer_seconds",
+		     "The backend's own handler time on the host's relevant CPUs, one-way per sample.",
+		     OBS_PER_SAMPLE, err) ||
+	    prom_obs(pr, pp, n, "latsplit_breakdown_observer_share",
+		     "The backend's own handler time per sample as a share of the one-way p50.",
+		     OBS_SHARE, err) ||
+	    prom_obs(pr, pp, n, "latsplit_breakdown_drain_cpu_seconds",
+		     "CPU time of the thread draining the kernel records during the run.",
+		     OBS_DRAIN, err))
 		return -1;
-	for (i = 0; i < n; i++) {
-		l[0] = (struct ls_prom_label){ "peer", pp[i].peer };
-		for (int h = 0; h < 2; h++) {
-			l[1] = (struct ls_prom_label){ "host", host_names[h] };
-			if (pp[i].ok && pp[i].obs[h].ok &&
-			    ls_prom_sample(pr, NULL, l, 2, pp[i].obs[h].per_ns * 1e-9, err))
-				return -1;
-		}
-	}
-	if (ls_prom_family(pr, "latsplit_breakdown_observer_share", LS_PROM_GAUGE,
-			   "The backend's own handler time per sample as a share of the one-way p50.",
-			   err))
-		return -1;
-	for (i = 0; i < n; i++) {
-		l[0] = (struct ls_prom_label){ "peer", pp[i].peer };
-		for (int h = 0; h < 2; h++) {
-			l[1] = (struct ls_prom_label){ "host", host_names[h] };
-			if (pp[i].ok && pp[i].obs[h].ok &&
-			    ls_prom_sample(pr, NULL, l, 2, pp[i].obs[h].share, err))
-				return -1;
-		}
-	}
-	if (ls_prom_family(pr, "latsplit_breakdown_drain_cpu_seconds", LS_PROM_GAUGE,
-			   "CPU time of the thread draining the kernel records during the run.", err))
-		return -1;
-	for (i = 0; i < n; i++) {
-		l[0] = (struct ls_prom_label){ "peer", pp[i].peer };
-		for (int h = 0; h < 2; h++) {
-			l[1] = (struct ls_prom_label){ "host", host_names[h] };
-			if (pp[i].ok && pp[i].obs[h].ok && pp[i].obs[h].drain_s >= 0 &&
-			    ls_prom_sample(pr, NULL, l, 2, pp[i].obs[h].drain_s, err))
-				return -1;
-		}
-	}
 	if (ls_prom_family(pr, "latsplit_breakdown_stat_change", LS_PROM_GAUGE,
 			   "NIC/RDMA/qdisc statistics that moved during the run (delta, or level for gauges).",
 			   err))

@@ -240,9 +240,10 @@ struct ls_hist_header {
  * it (CLOCK_MONOTONIC at its entry to its exit, including the record it
  * wrote). The per-CPU sums are wall time taken from that CPU, never counted
  * twice: the module's probes run that frame with IRQs off, so none nests
- * in another; an eBPF program that interrupts another on its CPU has its
- * time taken out of the outer one's (Documentation/ebpf.rst). The
- * numbering is ABI:
+ * in another, and time every call; the eBPF programs count every call but
+ * time one in eight at random and scale it (an unbiased estimate), and a
+ * program that interrupts another on its CPU has its time taken out of the
+ * outer one's (Documentation/ebpf.rst). The numbering is ABI:
  * latsplit.ko's `observer` file names them, the eBPF backend's map is
  * indexed by them.
  */
@@ -281,7 +282,7 @@ enum ls_handler {
 /* One (CPU, handler) cell of the observer's cost. */
 struct ls_obs_cell {
 	__u64 hits;		/* handler invocations while tracing */
-	__u64 ns;		/* time inside them */
+	__u64 ns;		/* time inside them (eBPF: estimated, see above) */
 };
 
 #endif /* _UAPI_LATSPLIT_H */

@@ -255,22 +255,18 @@ def cmd_observer(d, tol):
     sent, sext = per_cpu(cells, "softirq_entry"), per_cpu(cells, "softirq_exit")
     cpus = sorted(c for c in ent if any(cells[(c, n)][0] for n in HANDLERS)) or [0]
     for cpu in cpus:
-        want = sum(v[cpu] - ia.get(irq, [0] * 64)[cpu] for irq, v in ib.items() if cpu < len(v))
-        got = ent.get(cpu, 0)
-        slack = tol + want // 20
-        result(want >= 50 and want - slack <= got <= want + 2,
-               "cpu %d: irq_handler_entry hits %d, /proc/interrupts delta %d (-%d..+2)" % (cpu, got, want, slack),
-               "differs by %d" % (got - want))
-        result(abs(ent.get(cpu, 0) - ext.get(cpu, 0)) <= 1,
-               "cpu %d: irq_handler_exit hits %d = entry hits %d (+-1 in flight)" % (cpu, ext.get(cpu, 0), ent.get(cpu, 0)))
-        want = sum(v[cpu] - sa[name][cpu] for name, v in sb.items() if cpu < len(v))
-        got = sent.get(cpu, 0)
-        slack = tol + want // 20
-        result(want >= 50 and want - slack <= got <= want + 2,
-               "cpu %d: softirq_entry hits %d, /proc/softirqs delta %d (-%d..+2)" % (cpu, got, want, slack),
-               "differs by %d" % (got - want))
-        result(abs(sent.get(cpu, 0) - sext.get(cpu, 0)) <= 1,
-               "cpu %d: softirq_exit hits %d = entry hits %d (+-1 in flight)" % (cpu, sext.get(cpu, 0), sent.get(cpu, 0)))
+        want_irq = sum(v[cpu] - ia.get(irq, [0] * 64)[cpu] for irq, v in ib.items() if cpu < len(v))
+        want_soft = sum(v[cpu] - sa[name][cpu] for name, v in sb.items() if cpu < len(v))
+        for what, want, src, entry, leave in (
+                ("irq_handler", want_irq, "/proc/interrupts", ent, ext),
+                ("softirq", want_soft, "/proc/softirqs", sent, sext)):
+            got = entry.get(cpu, 0)
+            slack = tol + want // 20
+            result(want >= 50 and want - slack <= got <= want + 2,
+                   "cpu %d: %s_entry hits %d, %s delta %d (-%d..+2)" % (cpu, what, got, src, want, slack),
+                   "differs by %d" % (got - want))
+            result(abs(got - leave.get(cpu, 0)) <= 1,
+                   "cpu %d: %s_exit hits %d = entry hits %d (+-1 in flight)" % (cpu, what, leave.get(cpu, 0), got))
     timed = [(k, v) for k, v in cells.items() if v[0]]
     odd = [(k, v) for k, v in timed if not (0 < v[1] and v[1] / v[0] < 1e6)]
     result(timed and not odd, "every handler with hits took 0 < mean < 1 ms per hit (%d cells)" % len(timed),

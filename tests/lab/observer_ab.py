@@ -13,7 +13,7 @@ is the recorded/unrecorded figure; its distribution-free 99 % interval comes
 from the binomial order statistics of the ratios.
 
   observer_ab.py RECORD.json SAMPLES.csv [--records RECS] [--max-ratio R]
-                 [--min-pairs N] [--settle-ms MS] [--stat p50|p10]
+                 [--min-pairs N] [--settle-ms MS] [--stat pNN (p50)]
 
 Prints "PASS desc" / "FAIL desc :: detail" lines and a JSON summary line
 ("SUMMARY {...}"); exit status 0 when every check passed.
@@ -117,7 +117,9 @@ def main(argv):
         for row in csv.DictReader(f):
             samples.append((int(row["start_ns"]), int(row["end_ns"]), int(row["rtt_ns"])))
     per = assign(phases, samples, settle_ns)
-    q = 0.5 if stat == "p50" else 0.1
+    if not (stat.startswith("p") and stat[1:].isdigit() and 0 < int(stat[1:]) < 100):
+        raise SystemExit("--stat %s: want pNN, e.g. p50, p10, p99" % stat)
+    q = int(stat[1:]) / 100.0
     med = [quantile(v, q) if len(v) >= 5 else None for v in per]
     logs = []
     for k, p in enumerate(phases):
