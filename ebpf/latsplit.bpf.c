@@ -386,12 +386,21 @@ static __always_inline __u64 obs_now(const struct obs_span *sp)
  * cannot fail, a PERCPU_ARRAY's entries below max_entries always exist;
  * without them the body is not run, so it never sees a NULL sp->st/sp->c.)
  */
+/*
+ * Set by user space (latsplit record --ab) to pause recording without
+ * detaching: every program returns at once, before it counts or reads a
+ * clock. Re-attaching takes seconds on some kernels (PREEMPT_RT under
+ * emulation: 2-3 s), so a pause keeps the attachment; what stays is the
+ * tracepoint's dispatch to a program that returns.
+ */
+volatile bool paused;
+
 #define LS_OBSERVED(h, body, ...)					\
 ({									\
 	struct obs_span __sp;						\
 	int __ret = 0;							\
 									\
-	if (obs_enter((h), &__sp)) {					\
+	if (!paused && obs_enter((h), &__sp)) {				\
 		__ret = body(&__sp, ##__VA_ARGS__);			\
 		obs_exit(&__sp);					\
 	}								\

@@ -79,7 +79,9 @@ struct ls_backend_ops {
 	/*
 	 * Pause (true) or resume (false) recording, keeping the
 	 * configuration, the histograms and the records not yet drained;
-	 * while paused no handler runs. NULL when the backend cannot.
+	 * while paused nothing is recorded or counted (latsplit.ko's probes
+	 * return before any work, the eBPF programs stay attached and return
+	 * at once). NULL when the backend cannot.
 	 */
 	int (*pause)(struct ls_backend *b, bool paused, struct ls_err *err);
 	/* Stop recording, detach everything, free b. */

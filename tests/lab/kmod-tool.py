@@ -242,9 +242,10 @@ def cmd_observer(d, tol):
     the window's /proc/interrupts delta over all numbered IRQs (one action
     per IRQ in the guests) and softirq_entry hits its /proc/softirqs delta
     over all vectors. The /proc reads bracket the traced window, so the
-    module can never count more (+2 for a read racing an event); it counts
-    less by what came between a /proc read and `enable`/`disable` (an exec
-    of cat over 9p, timer and RCU softirqs): 5 % of the delta plus tol.
+    module can never count more on any CPU (+2 for a read racing an event);
+    it counts less by what came between a /proc read and `enable`/`disable`
+    (an exec of cat over 9p, timer and RCU softirqs: up to ~130 events on
+    one CPU in the lab), judged over all CPUs: 5 % of the delta plus tol.
     """
     cells, bad = read_observer(d + "/obs.1")
     result(not bad and cells, "observer file: one line per (cpu, handler), names match the ABI",
@@ -254,6 +255,7 @@ def cmd_observer(d, tol):
     ent, ext = per_cpu(cells, "irq_handler_entry"), per_cpu(cells, "irq_handler_exit")
     sent, sext = per_cpu(cells, "softirq_entry"), per_cpu(cells, "softirq_exit")
     cpus = sorted(c for c in ent if any(cells[(c, n)][0] for n in HANDLERS)) or [0]
+    tot = {"irq_handler": [0, 0], "softirq": [0, 0]}
     for cpu in cpus:
         want_irq = sum(v[cpu] - ia.get(irq, [0] * 64)[cpu] for irq, v in ib.items() if cpu < len(v))
         want_soft = sum(v[cpu] - sa[name][cpu] for name, v in sb.items() if cpu < len(v))
@@ -261,12 +263,18 @@ def cmd_observer(d, tol):
                 ("irq_handler", want_irq, "/proc/interrupts", ent, ext),
                 ("softirq", want_soft, "/proc/softirqs", sent, sext)):
             got = entry.get(cpu, 0)
-            slack = tol + want // 20
-            result(want >= 50 and want - slack <= got <= want + 2,
-                   "cpu %d: %s_entry hits %d, %s delta %d (-%d..+2)" % (cpu, what, got, src, want, slack),
-                   "differs by %d" % (got - want))
+            tot[what][0] += got
+            tot[what][1] += want
+            result(got <= want + 2,
+                   "cpu %d: %s_entry hits %d <= %s delta %d (+2)" % (cpu, what, got, src, want),
+                   "counted %d more than the kernel did" % (got - want))
             result(abs(got - leave.get(cpu, 0)) <= 1,
                    "cpu %d: %s_exit hits %d = entry hits %d (+-1 in flight)" % (cpu, what, leave.get(cpu, 0), got))
+    for what, (got, want) in tot.items():
+        slack = tol + want // 20
+        result(want >= 500 and got >= want - slack,
+               "all CPUs: %s_entry hits %d >= delta %d - %d (the edges; >= 500 events)" % (what, got, want, slack),
+               "missed %d" % (want - got))
     timed = [(k, v) for k, v in cells.items() if v[0]]
     odd = [(k, v) for k, v in timed if not (0 < v[1] and v[1] / v[0] < 1e6)]
     result(timed and not odd, "every handler with hits took 0 < mean < 1 ms per hit (%d cells)" % len(timed),
