@@ -63,7 +63,7 @@ ab() {
 		"$w/latsplit probe -p $PORT -u 20 --listen-timeout 120 > $w/$tag.resp 2>&1" >/dev/null
 	for _ in $(seq 100); do grep -q listening "$w/$tag.resp" 2>/dev/null && break; sleep 0.2; done
 	"$LAB" exec --name "$NAME" --timeout 900 0 -- \
-		"$w/latsplit record -b $be -i eth0 -c 0 --pid-command --records $w/$tag.rec --ab $phase --json -- sh -c 'exec $w/latsplit probe -p $PORT -u 20 -n $AB_ITERS --cpu 0 --samples $w/$tag.csv 192.0.2.2 > $w/$tag.probe' > $w/$tag.json 2> $w/$tag.err"
+		"\$([ \$(nproc) -gt 1 ] && echo taskset -c 1) $w/latsplit record -b $be -i eth0 -c 0 --pid-command --records $w/$tag.rec --ab $phase --json -- sh -c 'exec $w/latsplit probe -p $PORT -u 20 -n $AB_ITERS --cpu 0 --samples $w/$tag.csv 192.0.2.2 > $w/$tag.probe' > $w/$tag.json 2> $w/$tag.err"
 }
 
 # judge W KVER SMP: the figures of one pair; prints them, exits 1 on a missed goal.

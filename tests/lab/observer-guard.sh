@@ -3,7 +3,8 @@
 # The observer must not move what it observes: a loose guard, judged inside
 # one run. On node0, `latsplit record --ab` runs the backend configured as a
 # breakdown prober configures it (the NIC's IRQs, the probe's CPU for
-# interference, the probe task named, records on and drained) around
+# interference, the probe task named, records on and drained off the
+# probe's CPU where there is another) around
 # `latsplit probe`, and switches recording off and on every PHASE: the
 # probe's samples in neighbouring phases differ only by the recording, so
 # the emulator's drift (2-3x over minutes, slow spells of seconds) cancels.
@@ -29,6 +30,11 @@ B=$W/latsplit
 plan_none
 kmod_require
 loaded=
+# As breakdown keeps its drain thread off the probe's CPU when there is
+# another, record (which drains in its main thread) runs on CPU 1 then; the
+# probe pins itself to CPU 0.
+PIN=
+[ "$(lab_exec 0 nproc)" -gt 1 ] && PIN="taskset -c 1"
 
 cleanup() {
 	[ -s "$W/srv.pid" ] && lab_exec 1 "kill $(cat "$W/srv.pid") 2>/dev/null; true"
@@ -44,7 +50,7 @@ one() {
 	lab_bg 1 "$B probe -p $PORT -u 20 --listen-timeout 120 > $W/srv.log 2>&1 & echo \$! > $W/srv.pid; wait" >/dev/null
 	for _ in $(seq 50); do grep -q listening "$W/srv.log" 2>/dev/null && break; sleep 0.2; done
 	check "$be: record --ab $PHASE around $N probe samples (probe on CPU 0, recorded as breakdown records)" \
-		lab_exec_t 900 0 "$B record -b $be -i eth0 -c 0 --pid-command --records $W/$be.rec --ab $PHASE --json -- \
+		lab_exec_t 900 0 "$PIN $B record -b $be -i eth0 -c 0 --pid-command --records $W/$be.rec --ab $PHASE --json -- \
 			sh -c 'exec $B probe -p $PORT -u 20 -n $N --cpu 0 --samples $W/$be.csv 192.0.2.2 > $W/$be.probe' \
 			> $W/$be.json 2> $W/$be.err"
 	[ -s "$W/srv.pid" ] && lab_exec 1 "kill $(cat "$W/srv.pid") 2>/dev/null; true"
