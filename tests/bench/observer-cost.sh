@@ -134,7 +134,7 @@ for be in ("kmod", "ebpf"):
             continue
         out = subprocess.run([sys.executable, os.path.join(os.environ["TOP"], "tests/lab/observer_ab.py"),
                               "%s/%s.json" % (w, tag), "%s/%s.csv" % (w, tag), "--stat", stat,
-                              "--max-ratio", str(lim), "--min-pairs", "6"],
+                              "--max-ratio", str(lim), "--bound", "median", "--min-pairs", "6"],
                              capture_output=True, text=True)
         summ = [l for l in out.stdout.splitlines() if l.startswith("SUMMARY ")]
         r = json.loads(summ[0][8:]) if summ else {}
