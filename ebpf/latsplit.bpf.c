@@ -73,23 +73,19 @@ struct {
 	__uint(max_entries, 4096);
 } records SEC(".maps");
 
-/*
- * The observer's own cost (include/uapi/latsplit.h, enum ls_handler): per
- * CPU and handler, program runs and the time spent in them (see
- * obs_enter()). Read by user space (observer() in tools/backend_ebpf.c),
- * which subtracts the reading its reset() took: only the programs write it.
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, LS_NR_HANDLERS);
-	__type(key, __u32);
-	__type(value, struct ls_ebpf_obs);
-} observer SEC(".maps");
-
 /* Named tasks and IRQ threads: cross-CPU state. */
 struct ls_ebpf_task tasks[LS_MAX_TASKS];
 __u64 ithr_pending[LS_MAX_IRQS];
 __u32 ithr_pid[LS_MAX_IRQS];
+
+/*
+ * Set by user space (latsplit record --ab) to pause recording without
+ * detaching: every program returns at once. Re-attaching takes seconds on
+ * some kernels (PREEMPT_RT under emulation: 2-3 s), so a pause keeps the
+ * attachment; what stays is the tracepoint's dispatch to a program that
+ * returns.
+ */
+volatile bool paused;
 
 #define IRQ_WAKE_THREAD_BIT	2	/* enum irqreturn */
 
@@ -226,199 +222,19 @@ static __always_inline struct ls_ebpf_cpu *this_cpu_state(void)
 	return bpf_map_lookup_elem(&cpu_state, &zero);
 }
 
-/*
- * The observer's accounting of one program run (see "The observer's own
- * cost" in Documentation/ebpf.rst). Every run counts one hit in its
- * (CPU, handler) cell. One run in LS_EBPF_OBS_SAMPLE_WEIGHT, drawn at random,
- * and the first run of each cell since open or the last reset are timed
- * and sampled: the cell's ns grows by the run's exclusive time times its
- * weight (the inverse of its chance to be sampled: LS_EBPF_OBS_SAMPLE_WEIGHT
- * for a drawn run, 1 for a first one, which is always timed), so ns is an
- * unbiased estimate of the time of all runs that only ever grows, and
- * timed and timed_ns keep what it rests on. Runs not timed read no clock:
- * the body reads its own, where it did before the observer existed.
- *
- * Exclusive time: programs nest on a CPU (a hardirq's programs inside a
- * softirq's, see the documentation), never preempted, so last-in
- * first-out. A timed run's exclusive time is its span minus what obs_acc
- * (this CPU's exclusive observer time) grew by inside it. For that every
- * run nested inside a timed run must add its exclusive time to obs_acc, so
- * a run is timed as well, for obs_acc only, while obs_open (timed runs in
- * progress on this CPU) is not zero.
- */
-struct obs_span {
-	struct ls_ebpf_cpu *st;		/* this CPU's state */
-	struct ls_ebpf_obs *c;		/* the handler's cell on this CPU */
-};
-
-/*
- * Incremented by user space at each reset (tools/backend_ebpf.c): a cell
- * whose gen differs has not run since, and its next run is timed.
- */
-__u64 obs_gen = 1;
-
-/* MMIX's 64-bit LCG; the sampling draw uses bits 40 and up. */
-#define LS_OBS_LCG_MUL		6364136223846793005ull
-#define LS_OBS_LCG_INC		1442695040888963407ull
-#define LS_OBS_DRAW_MASK	(LS_EBPF_OBS_SAMPLE_WEIGHT - 1)
-_Static_assert(LS_EBPF_OBS_SAMPLE_SHIFT <= 24, "the draw has 24 bits");
-
-/* Keep the compiler from moving memory accesses across this point. */
-#define obs_barrier()	asm volatile("" ::: "memory")
-/* A load the compiler must do here, not replace by a value it kept. */
-#define obs_load(x)	(*(volatile __u64 *)&(x))
-
-/*
- * Open the accounting of a program run: the first thing every program does.
- *
- * The run's own state (whether it is timed, its start, its weight) goes to
- * its cell's run_* fields, not to registers: the verifier does not follow
- * values through map memory, so the timed and the untimed path reach the
- * body in one state and it verifies the body once, not once per outcome
- * (which multiplied napi_poll's and sched_switch's verification by six).
- */
-static __always_inline bool obs_enter(__u32 h, struct obs_span *sp)
-{
-	struct ls_ebpf_cpu *st;
-	struct ls_ebpf_obs *c;
-	__u64 r, w = 0;
-
-	sp->st = st = this_cpu_state();
-	sp->c = c = bpf_map_lookup_elem(&observer, &h);
-	if (!st || !c)
-		return false;
-	/*
-	 * The draw, for every run, sampled or not: so whether a run is
-	 * sampled depends on nothing the run does (not on its handler, the
-	 * IRQ or vector it serves, or what it interrupted). Random rather
-	 * than every n-th run of the cell: a shared IRQ's entries alternate
-	 * between the instance's first action and the next, and every n-th
-	 * would time one kind only.
-	 */
-	r = st->obs_rng * LS_OBS_LCG_MUL + LS_OBS_LCG_INC;
-	st->obs_rng = r;
-	if (c->gen != obs_gen) {
-		c->gen = obs_gen;
-		w = 1;
-	} else if (!((r >> 40) & LS_OBS_DRAW_MASK)) {
-		w = LS_EBPF_OBS_SAMPLE_WEIGHT;
-	}
-	c->run_w = w;
-	c->run_t0 = 0;
-	if (!w && !st->obs_open)
-		return true;
-	/*
-	 * Plain increment: a run nesting between its load and store is
-	 * timed (or not) and leaves obs_open as it found it, so none is lost.
-	 * Before the clock: a run nesting between the two is timed, and adds
-	 * its time to obs_acc before acc0 is read, outside the span.
-	 */
-	st->obs_open++;
-	c->run_t0 = bpf_ktime_get_ns();
-	c->run_acc0 = st->obs_acc;
-	return true;
-}
-
-/*
- * Close it: the last thing every program does. The reads are ordered (the
- * clock before obs_acc at entry, obs_acc before the clock here) so that
- * the only error is an over-count: a run nesting between the two reads (a
- * few instructions) has its time inside the span but not subtracted, never
- * the reverse. What the kernel itself does for an interrupt landing inside
- * a program (its entry code, the driver's handler) is not an observer
- * program and stays in the interrupted one's time, as in the kernel's own
- * run_time_ns (kernel.bpf_stats_enabled).
- *
- * obs_acc takes an atomic add: between its load and store a nested timed
- * run may add its own time, which a plain store would lose (and the run
- * this one is nested in would count it twice). The cells take plain adds,
- * exactly: a cell is written only by its handler's program on its CPU,
- * which never runs nested in itself (one of the tp_btf/raw_tp copies is
- * loaded; the kernel skips a program's recursive run, prog->active for
- * raw tracepoints since 6.1, bpf_prog_active for kprobes), and never by
- * user space (its reset reads a baseline). ns before hits, so a reading
- * that sees a timed run's hit sees its time too.
- */
-static __always_inline void obs_exit(struct obs_span *sp)
-{
-	struct ls_ebpf_cpu *st = sp->st;
-	struct ls_ebpf_obs *c = sp->c;
-	__u64 t0, acc1, d, inner, w;
-
-	t0 = obs_load(c->run_t0);
-	if (t0) {
-		acc1 = st->obs_acc;
-		d = bpf_ktime_get_ns() - t0;
-		st->obs_open--;
-		inner = acc1 - obs_load(c->run_acc0);
-		if ((__s64)d < 0)
-			d = 0;
-		d = d > inner ? d - inner : 0;
-		__sync_fetch_and_add(&st->obs_acc, d);
-		w = obs_load(c->run_w);
-		if (w) {
-			c->timed++;
-			c->timed_ns += d;
-			c->ns += d * w;
-		}
-	}
-	obs_barrier();
-	c->hits++;
-}
-
-/*
- * The body's "now": in a timed run the span's start (read a few
- * instructions before the body would have read it: the body's stage
- * timestamps move that much earlier, and the run reads the clock twice,
- * not three times); in a run not timed the clock, as before.
- */
-static __always_inline __u64 obs_now(const struct obs_span *sp)
-{
-	__u64 t0 = obs_load(sp->c->run_t0);
-
-	return t0 ? t0 : bpf_ktime_get_ns();
-}
-
-/*
- * Run body(sp, args...) as handler h inside an observer span. Every run
- * counts, whichever way the body returns: the kernel ran the program, and
- * charged the CPU for it, all the same. (The two lookups obs_enter() makes
- * cannot fail, a PERCPU_ARRAY's entries below max_entries always exist;
- * without them the body is not run, so it never sees a NULL sp->st/sp->c.)
- */
-/*
- * Set by user space (latsplit record --ab) to pause recording without
- * detaching: every program returns at once, before it counts or reads a
- * clock. Re-attaching takes seconds on some kernels (PREEMPT_RT under
- * emulation: 2-3 s), so a pause keeps the attachment; what stays is the
- * tracepoint's dispatch to a program that returns.
- */
-volatile bool paused;
-
-#define LS_OBSERVED(h, body, ...)					\
-({									\
-	struct obs_span __sp;						\
-	int __ret = 0;							\
-									\
-	if (!paused && obs_enter((h), &__sp)) {				\
-		__ret = body(&__sp, ##__VA_ARGS__);			\
-		obs_exit(&__sp);					\
-	}								\
-	__ret;								\
-})
-
 /* irq_handler_entry: open a hardirq instance (or continue a shared one). */
-static __always_inline int on_irq_entry(struct obs_span *sp, __u32 irq)
+static __always_inline int on_irq_entry(__u32 irq)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	int idx = irq_index(irq);
-	struct ls_ebpf_cpu *st = sp->st;
+	struct ls_ebpf_cpu *st;
 	__u64 now, i;
 
 	if (idx < 0 && !cpu_watched(cpu))
 		return 0;
 	/* Stamp before anything costly, like the module's probe does. */
-	now = obs_now(sp);
+	now = bpf_ktime_get_ns();
+	st = this_cpu_state();
 	if (!st)
 		return 0;
 	/* Next action of a shared IRQ: the instance goes on. */
@@ -443,18 +259,19 @@ static __always_inline int on_irq_entry(struct obs_span *sp, __u32 irq)
 }
 
 /* irq_handler_exit: close the instance after its last action. */
-static __always_inline int on_irq_exit(struct obs_span *sp, __u32 irq,
-				       struct irqaction *action, int ret)
+static __always_inline int on_irq_exit(__u32 irq, struct irqaction *action,
+				       int ret)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
-	struct ls_ebpf_cpu *st = sp->st;
+	struct ls_ebpf_cpu *st;
 	__u64 now, start, idx;
 	__u16 flags;
 
 	if (irq_index(irq) < 0 && !cpu_watched(cpu))
 		return 0;
 	/* Stamp first: the lookup's cost is not the handler's. */
-	now = obs_now(sp);
+	now = bpf_ktime_get_ns();
+	st = this_cpu_state();
 	if (!st || !st->irq_start || st->irq != irq)
 		return 0;
 	st->irq_ret |= ret;
@@ -500,17 +317,18 @@ static __always_inline int on_irq_exit(struct obs_span *sp, __u32 irq,
 }
 
 /* softirq_raise: remember the first raise of a watched vector. */
-static __always_inline int on_softirq_raise(struct obs_span *sp, __u64 vec)
+static __always_inline int on_softirq_raise(__u64 vec)
 {
-	struct ls_ebpf_cpu *st = sp->st;
+	struct ls_ebpf_cpu *st;
 
 	ls_opaque(vec);
 	if (vec >= LS_NR_SOFTIRQS || !((1u << vec) & LS_SOFTIRQ_WATCHED_MASK))
 		return 0;
+	st = this_cpu_state();
 	if (!st)
 		return 0;
 	if (!st->raise[vec])
-		st->raise[vec] = obs_now(sp);
+		st->raise[vec] = bpf_ktime_get_ns();
 	return 0;
 }
 
@@ -532,10 +350,10 @@ static __always_inline __u16 softirq_thread_flag(void)
 }
 
 /* softirq_entry: close the wait, open the run. */
-static __always_inline int on_softirq_entry(struct obs_span *sp, __u64 vec)
+static __always_inline int on_softirq_entry(__u64 vec)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
-	struct ls_ebpf_cpu *st = sp->st;
+	struct ls_ebpf_cpu *st;
 	bool watched;
 	__u64 now;
 
@@ -545,7 +363,8 @@ static __always_inline int on_softirq_entry(struct obs_span *sp, __u64 vec)
 	watched = (1u << vec) & LS_SOFTIRQ_WATCHED_MASK;
 	if (!watched && !cpu_watched(cpu))
 		return 0;
-	now = obs_now(sp);
+	now = bpf_ktime_get_ns();
+	st = this_cpu_state();
 	if (!st)
 		return 0;
 	st->run_flags = softirq_thread_flag();
@@ -565,10 +384,10 @@ static __always_inline int on_softirq_entry(struct obs_span *sp, __u64 vec)
 }
 
 /* softirq_exit: close the run (SOFTIRQ_RUN, softirq INTERFERENCE). */
-static __always_inline int on_softirq_exit(struct obs_span *sp, __u64 vec)
+static __always_inline int on_softirq_exit(__u64 vec)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
-	struct ls_ebpf_cpu *st = sp->st;
+	struct ls_ebpf_cpu *st;
 	__u32 nested;
 	__u16 flags;
 	__u64 now;
@@ -578,7 +397,8 @@ static __always_inline int on_softirq_exit(struct obs_span *sp, __u64 vec)
 		return 0;
 	if (!((1u << vec) & LS_SOFTIRQ_WATCHED_MASK) && !cpu_watched(cpu))
 		return 0;
-	now = obs_now(sp);
+	now = bpf_ktime_get_ns();
+	st = this_cpu_state();
 	if (!st || st->softirq_cur != vec + 1)
 		return 0;
 	nested = st->softirq_nested;
@@ -598,18 +418,18 @@ static __always_inline int on_softirq_exit(struct obs_span *sp, __u64 vec)
 }
 
 /* napi:napi_poll (fires after the poll): NAPI_POLL and COMPLETION. */
-static __always_inline int on_napi_poll(struct obs_span *sp,
-					struct napi_struct *napi, int work)
+static __always_inline int on_napi_poll(struct napi_struct *napi, int work)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	__u32 w = work > 0 ? work : 0;
-	struct ls_ebpf_cpu *st = sp->st;
+	struct ls_ebpf_cpu *st;
 	__u32 nested, pend;
 	__u64 now;
 
+	st = this_cpu_state();
 	if (!st || (!st->napi_mark && !st->comp_pending))
 		return 0;
-	now = obs_now(sp);
+	now = bpf_ktime_get_ns();
 	if (st->napi_mark && st->softirq_cur == LS_SOFTIRQ_NET_RX + 1) {
 		nested = st->softirq_nested - st->napi_nested;
 		account(LS_SLOT_NAPI_POLL, LS_STAGE_NAPI_POLL,
@@ -653,8 +473,7 @@ static __always_inline __u64 preempt_mark(__u64 ts, bool preempted)
 }
 
 /* sched_switch: IRQ_THREAD, WAKEUP and PREEMPT ends; PREEMPT starts. */
-static __always_inline int on_switch(struct obs_span *sp, bool preempt,
-				     struct task_struct *prev,
+static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 				     struct task_struct *next)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
@@ -671,7 +490,7 @@ static __always_inline int on_switch(struct obs_span *sp, bool preempt,
 				continue;
 			ithr_pending[i] = 0;
 			if (!now)
-				now = obs_now(sp);
+				now = bpf_ktime_get_ns();
 			account(LS_SLOT_IRQ_THREAD + i, LS_STAGE_IRQ_THREAD,
 				watched_irqs[i], t, now, 0, LS_REC_F_RT_THREAD,
 				cpu);
@@ -684,7 +503,7 @@ static __always_inline int on_switch(struct obs_span *sp, bool preempt,
 	if (i < LS_MAX_TASKS &&
 	    (preempt || BPF_CORE_READ(prev, __state) == TASK_RUNNING_STATE)) {
 		if (!now)
-			now = obs_now(sp);
+			now = bpf_ktime_get_ns();
 		__sync_val_compare_and_swap(&tasks[i].preempt_start, 0,
 					    preempt_mark(now, true));
 	}
@@ -693,7 +512,7 @@ static __always_inline int on_switch(struct obs_span *sp, bool preempt,
 	if (i >= LS_MAX_TASKS)
 		return 0;
 	if (!now)
-		now = obs_now(sp);
+		now = bpf_ktime_get_ns();
 	t = __sync_lock_test_and_set(&tasks[i].wake_start, 0);
 	if (t)
 		account(LS_SLOT_WAKEUP, LS_STAGE_WAKEUP, next_pid, t, now, 0, 0,
@@ -710,7 +529,7 @@ static __always_inline int on_switch(struct obs_span *sp, bool preempt,
  * on a CPU (woken between setting its sleep state and switching out) never
  * slept: nothing waits, and a WAKEUP its waker started is void.
  */
-static __always_inline int on_wakeup(struct obs_span *sp, struct task_struct *p)
+static __always_inline int on_wakeup(struct task_struct *p)
 {
 	__u64 i;
 
@@ -725,7 +544,7 @@ static __always_inline int on_wakeup(struct obs_span *sp, struct task_struct *p)
 		return 0;
 	}
 	__sync_val_compare_and_swap(&tasks[i].preempt_start, 0,
-				    preempt_mark(obs_now(sp), false));
+				    preempt_mark(bpf_ktime_get_ns(), false));
 	return 0;
 }
 
@@ -733,13 +552,14 @@ static __always_inline int on_wakeup(struct obs_span *sp, struct task_struct *p)
  * sched_waking, in the waker's context: a named task woken from inside
  * ib_uverbs_comp_handler on this CPU starts WAKEUP at the handler's entry.
  */
-static __always_inline int on_waking(struct obs_span *sp, struct task_struct *p)
+static __always_inline int on_waking(struct task_struct *p)
 {
-	struct ls_ebpf_cpu *st = sp->st;
+	struct ls_ebpf_cpu *st;
 	__u64 i;
 
 	if (!nr_pids)
 		return 0;
+	st = this_cpu_state();
 	if (!st || !st->comp_ts)
 		return 0;
 	i = task_index(BPF_CORE_READ(p, pid));
@@ -760,7 +580,7 @@ static __always_inline int on_waking(struct obs_span *sp, struct task_struct *p)
  * opcode << 24, which ties the receive path's records to the sample the
  * packet belongs to. skb->data is at the network header there.
  */
-static __always_inline int on_rx_skb(struct obs_span *sp, struct sk_buff *skb)
+static __always_inline int on_rx_skb(struct sk_buff *skb)
 {
 	__u8 ip[20], udp_bth[20];
 	unsigned char *data;
@@ -795,10 +615,6 @@ static __always_inline int on_rx_skb(struct obs_span *sp, struct sk_buff *skb)
 	/* UDP destination port (bytes 2-3), then the BTH at byte 8 */
 	if (((__u32)udp_bth[2] << 8 | udp_bth[3]) != LS_ROCE_UDP_PORT)
 		return 0;
-	/*
-	 * Its own clock read, timed run or not: the instant after the
-	 * parse, as always (the span's start would be a parse earlier).
-	 */
 	now = bpf_ktime_get_ns();
 	emit_record(LS_STAGE_RX_PKT,
 		    (__u32)udp_bth[13] << 16 | (__u32)udp_bth[14] << 8 | udp_bth[15],
@@ -809,159 +625,147 @@ static __always_inline int on_rx_skb(struct obs_span *sp, struct sk_buff *skb)
 	return 0;
 }
 
-/* ib_uverbs_comp_handler entry: this CPU is inside it from now. */
-static __always_inline int on_comp_entry(struct obs_span *sp)
-{
-	struct ls_ebpf_cpu *st = sp->st;
-
-	if (st)
-		st->comp_ts = obs_now(sp);
-	return 0;
-}
-
-/* ib_uverbs_comp_handler return: this CPU has left it. */
-static __always_inline int on_comp_return(struct obs_span *sp)
-{
-	struct ls_ebpf_cpu *st = sp->st;
-
-	if (st)
-		st->comp_ts = 0;
-	return 0;
-}
-
 /* tp_btf programs (BTF-typed arguments). */
 SEC("tp_btf/irq_handler_entry")
 int BPF_PROG(btf_irq_entry, int irq, struct irqaction *action)
 {
-	return LS_OBSERVED(LS_H_IRQ_ENTRY, on_irq_entry, irq);
+	return paused ? 0 : on_irq_entry(irq);
 }
 
 SEC("tp_btf/irq_handler_exit")
 int BPF_PROG(btf_irq_exit, int irq, struct irqaction *action, int ret)
 {
-	return LS_OBSERVED(LS_H_IRQ_EXIT, on_irq_exit, irq, action, ret);
+	return paused ? 0 : on_irq_exit(irq, action, ret);
 }
 
 SEC("tp_btf/softirq_raise")
 int BPF_PROG(btf_softirq_raise, unsigned int vec)
 {
-	return LS_OBSERVED(LS_H_SOFTIRQ_RAISE, on_softirq_raise, vec);
+	return paused ? 0 : on_softirq_raise(vec);
 }
 
 SEC("tp_btf/softirq_entry")
 int BPF_PROG(btf_softirq_entry, unsigned int vec)
 {
-	return LS_OBSERVED(LS_H_SOFTIRQ_ENTRY, on_softirq_entry, vec);
+	return paused ? 0 : on_softirq_entry(vec);
 }
 
 SEC("tp_btf/softirq_exit")
 int BPF_PROG(btf_softirq_exit, unsigned int vec)
 {
-	return LS_OBSERVED(LS_H_SOFTIRQ_EXIT, on_softirq_exit, vec);
+	return paused ? 0 : on_softirq_exit(vec);
 }
 
 SEC("tp_btf/napi_poll")
 int BPF_PROG(btf_napi_poll, struct napi_struct *napi, int work, int budget)
 {
-	return LS_OBSERVED(LS_H_NAPI_POLL, on_napi_poll, napi, work);
+	return paused ? 0 : on_napi_poll(napi, work);
 }
 
 SEC("tp_btf/sched_switch")
 int BPF_PROG(btf_sched_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
 {
-	return LS_OBSERVED(LS_H_SCHED_SWITCH, on_switch, preempt, prev, next);
+	return paused ? 0 : on_switch(preempt, prev, next);
 }
 
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(btf_sched_wakeup, struct task_struct *p)
 {
-	return LS_OBSERVED(LS_H_SCHED_WAKEUP, on_wakeup, p);
+	return paused ? 0 : on_wakeup(p);
 }
 
 SEC("tp_btf/sched_waking")
 int BPF_PROG(btf_sched_waking, struct task_struct *p)
 {
-	return LS_OBSERVED(LS_H_SCHED_WAKING, on_waking, p);
+	return paused ? 0 : on_waking(p);
 }
 
 SEC("tp_btf/netif_receive_skb")
 int BPF_PROG(btf_rx_skb, struct sk_buff *skb)
 {
-	return LS_OBSERVED(LS_H_RX_SKB, on_rx_skb, skb);
+	return paused ? 0 : on_rx_skb(skb);
 }
 
 /* raw_tp fallbacks: same bodies, untyped u64 arguments. */
 SEC("raw_tp/irq_handler_entry")
 int BPF_PROG(raw_irq_entry, int irq, struct irqaction *action)
 {
-	return LS_OBSERVED(LS_H_IRQ_ENTRY, on_irq_entry, irq);
+	return paused ? 0 : on_irq_entry(irq);
 }
 
 SEC("raw_tp/irq_handler_exit")
 int BPF_PROG(raw_irq_exit, int irq, struct irqaction *action, int ret)
 {
-	return LS_OBSERVED(LS_H_IRQ_EXIT, on_irq_exit, irq, action, ret);
+	return paused ? 0 : on_irq_exit(irq, action, ret);
 }
 
 SEC("raw_tp/softirq_raise")
 int BPF_PROG(raw_softirq_raise, unsigned int vec)
 {
-	return LS_OBSERVED(LS_H_SOFTIRQ_RAISE, on_softirq_raise, vec);
+	return paused ? 0 : on_softirq_raise(vec);
 }
 
 SEC("raw_tp/softirq_entry")
 int BPF_PROG(raw_softirq_entry, unsigned int vec)
 {
-	return LS_OBSERVED(LS_H_SOFTIRQ_ENTRY, on_softirq_entry, vec);
+	return paused ? 0 : on_softirq_entry(vec);
 }
 
 SEC("raw_tp/softirq_exit")
 int BPF_PROG(raw_softirq_exit, unsigned int vec)
 {
-	return LS_OBSERVED(LS_H_SOFTIRQ_EXIT, on_softirq_exit, vec);
+	return paused ? 0 : on_softirq_exit(vec);
 }
 
 SEC("raw_tp/napi_poll")
 int BPF_PROG(raw_napi_poll, struct napi_struct *napi, int work, int budget)
 {
-	return LS_OBSERVED(LS_H_NAPI_POLL, on_napi_poll, napi, work);
+	return paused ? 0 : on_napi_poll(napi, work);
 }
 
 SEC("raw_tp/sched_switch")
 int BPF_PROG(raw_sched_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
 {
-	return LS_OBSERVED(LS_H_SCHED_SWITCH, on_switch, preempt, prev, next);
+	return paused ? 0 : on_switch(preempt, prev, next);
 }
 
 SEC("raw_tp/sched_wakeup")
 int BPF_PROG(raw_sched_wakeup, struct task_struct *p)
 {
-	return LS_OBSERVED(LS_H_SCHED_WAKEUP, on_wakeup, p);
+	return paused ? 0 : on_wakeup(p);
 }
 
 SEC("raw_tp/sched_waking")
 int BPF_PROG(raw_sched_waking, struct task_struct *p)
 {
-	return LS_OBSERVED(LS_H_SCHED_WAKING, on_waking, p);
+	return paused ? 0 : on_waking(p);
 }
 
 SEC("raw_tp/netif_receive_skb")
 int BPF_PROG(raw_rx_skb, struct sk_buff *skb)
 {
-	return LS_OBSERVED(LS_H_RX_SKB, on_rx_skb, skb);
+	return paused ? 0 : on_rx_skb(skb);
 }
 
 /* RDMA completion event being queued: WAKEUP's start for whom it wakes. */
 SEC("kprobe/ib_uverbs_comp_handler")
 int BPF_KPROBE(kp_comp_handler)
 {
-	return LS_OBSERVED(LS_H_COMP_ENTRY, on_comp_entry);
+	struct ls_ebpf_cpu *st = this_cpu_state();
+
+	if (st && !paused)
+		st->comp_ts = bpf_ktime_get_ns();
+	return 0;
 }
 
 SEC("kretprobe/ib_uverbs_comp_handler")
 int BPF_KRETPROBE(kr_comp_handler)
 {
-	return LS_OBSERVED(LS_H_COMP_RET, on_comp_return);
+	struct ls_ebpf_cpu *st = this_cpu_state();
+
+	if (st)
+		st->comp_ts = 0;
+	return 0;
 }

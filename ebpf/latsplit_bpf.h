@@ -21,34 +21,6 @@ enum ls_ebpf_counter {
 	LS_EBPF_NR_COUNTERS	= 4,
 };
 
-/*
- * The observer (struct ls_ebpf_obs) times one program run in
- * LS_EBPF_OBS_SAMPLE_WEIGHT, drawn at random, and counts every run; the
- * time of a sampled run counts LS_EBPF_OBS_SAMPLE_WEIGHT times in ns (the
- * first run of each CPU and handler since open or reset is always timed
- * and counts once), so ns estimates the time of all runs without bias.
- * LS_EBPF_OBS_SAMPLE_SHIFT 0 times every run. Documentation/ebpf.rst,
- * "The observer's own cost".
- */
-#define LS_EBPF_OBS_SAMPLE_SHIFT	3
-#define LS_EBPF_OBS_SAMPLE_WEIGHT	(1ull << LS_EBPF_OBS_SAMPLE_SHIFT)
-
-/*
- * One (CPU, handler) cell of the observer map. hits and ns first, as in
- * struct ls_obs_cell, which user space reports (minus its reset's reading).
- */
-struct ls_ebpf_obs {
-	__u64 hits;			/* every run */
-	__u64 ns;			/* estimated time of all runs (sampled, scaled) */
-	__u64 timed;			/* runs sampled: the estimate's basis */
-	__u64 timed_ns;			/* their exclusive time, not scaled */
-	__u64 gen;			/* obs_gen at the cell's last run */
-	/* the run in progress (a cell's runs never overlap): obs_enter() */
-	__u64 run_t0;			/* its span's start; 0 = not timed */
-	__u64 run_acc0;			/* the CPU's obs_acc at run_t0 */
-	__u64 run_w;			/* its weight in ns; 0 = not sampled */
-};
-
 /* Per-CPU state of the programs. */
 struct ls_ebpf_cpu {
 	__u64 irq_start;		/* open hardirq instance; 0 = none */
@@ -66,14 +38,6 @@ struct ls_ebpf_cpu {
 	__u64 softirq_start;
 	__u64 napi_mark;		/* start of the next napi_poll */
 	__u64 comp_ts;			/* inside ib_uverbs_comp_handler since */
-	/*
-	 * The observer's exclusive time on this CPU: every timed run adds
-	 * its own time minus that of the runs nested in it (obs_exit()).
-	 */
-	__u64 obs_acc;
-	__u64 obs_rng;			/* the sampling draw's LCG state */
-	__u32 obs_open;			/* timed runs in progress on this CPU */
-	__u32 obs_pad;
 	__u64 raise[LS_NR_SOFTIRQS];	/* first raise since the last entry */
 	__u64 comp_start[LS_MAX_IRQS];	/* oldest unprocessed interrupt */
 };

@@ -36,11 +36,6 @@ struct ls_backend {
 	unsigned int nr_hist;
 	int nr_cpus;
 	bool raw_tp;
-	/*
-	 * The observer map at the last reset, [cpu * LS_NR_HANDLERS + h]
-	 * (zero before the first): observer() reports the map minus this.
-	 */
-	struct ls_ebpf_obs *obs_base;
 	/* drain() state handed to the ring buffer callback */
 	ls_record_cb cb;
 	void *cb_ctx;
@@ -355,11 +350,6 @@ static int ebpf_open(struct ls_backend **out, const struct ls_backend_cfg *cfg,
 		ret = ls_errnof(err, -b->nr_cpus, "ebpf: cannot count possible CPUs");
 		goto fail;
 	}
-	b->obs_base = calloc((size_t)b->nr_cpus * LS_NR_HANDLERS, sizeof(*b->obs_base));
-	if (!b->obs_base) {
-		ret = ls_errnof(err, errno, "ebpf: out of memory");
-		goto fail;
-	}
 
 	ebpf_verbose = cfg->verbose;
 	ebpf_last_warn[0] = ebpf_failed_prog[0] = '\0';
@@ -419,7 +409,6 @@ static int ebpf_open(struct ls_backend **out, const struct ls_backend_cfg *cfg,
 fail:
 	ring_buffer__free(b->rb);
 	latsplit_bpf__destroy(b->skel);
-	free(b->obs_base);
 	free(b);
 	return ret ? ret : -1;
 }
@@ -443,42 +432,7 @@ static int zero_percpu(int fd, unsigned int nr, size_t value_size, int ncpus,
 	return ret;
 }
 
-/*
- * Read the observer map into cell[cpu * LS_NR_HANDLERS + h], one lookup per
- * handler for all CPUs.
- */
-static int read_obs(struct ls_backend *b, struct ls_ebpf_obs *cell,
-		    struct ls_err *err)
-{
-	int fd = bpf_map__fd(b->skel->maps.observer);
-	struct ls_ebpf_obs *buf;
-	int ret = 0;
-
-	buf = calloc((size_t)b->nr_cpus, sizeof(*buf));
-	if (!buf)
-		return ls_errnof(err, errno, "ebpf: observer: out of memory for %d CPUs",
-				 b->nr_cpus);
-	for (uint32_t h = 0; h < LS_NR_HANDLERS; h++) {
-		if (bpf_map_lookup_elem(fd, &h, buf)) {
-			ret = ls_errnof(err, errno, "ebpf: observer: reading handler %s (map entry %u) failed",
-					ls_handler_name(h), h);
-			break;
-		}
-		for (int c = 0; c < b->nr_cpus; c++)
-			cell[(size_t)c * LS_NR_HANDLERS + h] = buf[c];
-	}
-	free(buf);
-	return ret;
-}
-
-/*
- * Zero every histogram and counter, and the observer's cost. The observer
- * map is not written: the programs update it with plain adds, exact only
- * while they are its one writer (a zero stored between a program's load
- * and store would be undone). Its reading now becomes the baseline
- * observer() subtracts, and obs_gen moves on, after the reading, so each
- * cell's next run is timed (ns > 0 wherever hits > 0 after the reset).
- */
+/* Zero every histogram and counter. */
 static int ebpf_reset(struct ls_backend *b, struct ls_err *err)
 {
 	int ret;
@@ -486,17 +440,9 @@ static int ebpf_reset(struct ls_backend *b, struct ls_err *err)
 	ret = zero_percpu(bpf_map__fd(b->skel->maps.hists), b->nr_hist,
 			  sizeof(struct ls_hist), b->nr_cpus, "hists", err);
 	if (ret)
-		goto cleanup;
-	ret = zero_percpu(bpf_map__fd(b->skel->maps.counters), LS_EBPF_NR_COUNTERS,
-			  sizeof(uint64_t), b->nr_cpus, "counters", err);
-	if (ret)
-		goto cleanup;
-	ret = read_obs(b, b->obs_base, err);
-	if (ret)
-		goto cleanup;
-	__atomic_fetch_add(&b->skel->data->obs_gen, 1, __ATOMIC_SEQ_CST);
-cleanup:
-	return ret;
+		return ret;
+	return zero_percpu(bpf_map__fd(b->skel->maps.counters), LS_EBPF_NR_COUNTERS,
+			   sizeof(uint64_t), b->nr_cpus, "counters", err);
 }
 
 /* ABI slot of compacted histogram k (inverse of hist_index() in BPF). */
@@ -570,44 +516,6 @@ out:
 	return ret;
 }
 
-/*
- * Copy out the observer's cost since open or the last reset:
- * obs->cell[cpu * LS_NR_HANDLERS + h] for every possible CPU
- * (libbpf_num_possible_cpus(), taken at open), the map minus the reset's
- * reading. ns is the map's estimate (ebpf/latsplit_bpf.h,
- * LS_EBPF_OBS_SAMPLE_WEIGHT); the map's timed and timed_ns are its basis.
- */
-static int ebpf_observer(struct ls_backend *b, struct ls_obs *obs,
-			 struct ls_err *err)
-{
-	size_t n = (size_t)b->nr_cpus * LS_NR_HANDLERS;
-	struct ls_ebpf_obs *cur;
-	int ret;
-
-	memset(obs, 0, sizeof(*obs));
-	cur = calloc(n, sizeof(*cur));
-	obs->cell = calloc(n, sizeof(*obs->cell));
-	if (!cur || !obs->cell) {
-		ret = ls_errnof(err, errno, "ebpf: observer: out of memory for %d CPUs",
-				b->nr_cpus);
-		goto cleanup;
-	}
-	obs->nr_cpus = (unsigned int)b->nr_cpus;
-	ret = read_obs(b, cur, err);
-	if (ret)
-		goto cleanup;
-	/* Both only grow, and the baseline was read earlier. */
-	for (size_t i = 0; i < n; i++) {
-		obs->cell[i].hits = cur[i].hits - b->obs_base[i].hits;
-		obs->cell[i].ns = cur[i].ns - b->obs_base[i].ns;
-	}
-cleanup:
-	free(cur);
-	if (ret)
-		ls_obs_free(obs);
-	return ret;
-}
-
 /* Ring buffer sample: hand one record to the drain callback. */
 static int ring_sample(void *ctx, void *data, size_t size)
 {
@@ -653,7 +561,6 @@ static void ebpf_close(struct ls_backend *b)
 		return;
 	ring_buffer__free(b->rb);
 	latsplit_bpf__destroy(b->skel);
-	free(b->obs_base);
 	free(b);
 }
 
@@ -689,7 +596,6 @@ const struct ls_backend_ops ls_backend_ebpf = {
 	.reset = ebpf_reset,
 	.snapshot = ebpf_snapshot,
 	.drain = ebpf_drain,
-	.observer = ebpf_observer,
 	.pause = ebpf_pause,
 	.close = ebpf_close,
 };

@@ -235,17 +235,13 @@ struct ls_hist_header {
 };
 
 /*
- * The observer's own cost. Both backends count, per CPU and per handler,
+ * The observer's own cost. latsplit.ko counts, per CPU and per handler,
  * how often the handler ran while tracing was on and the time spent inside
  * it (CLOCK_MONOTONIC at its entry to its exit, including the record it
- * wrote). The per-CPU sums are wall time taken from that CPU, never counted
- * twice: the module's probes run that frame with IRQs off, so none nests
- * in another, and time every call; the eBPF programs count every call but
- * time one in eight at random and scale it (an unbiased estimate), and a
- * program that interrupts another on its CPU has its time taken out of the
- * outer one's (Documentation/ebpf.rst). The numbering is ABI:
- * latsplit.ko's `observer` file names them, the eBPF backend's map is
- * indexed by them.
+ * wrote); its probes run that frame with IRQs off, so none nests in
+ * another and a CPU's sum is wall time taken from it. The eBPF backend
+ * does not report it yet (Documentation/methodology.rst). The numbering
+ * is ABI: latsplit.ko's `observer` file names them.
  */
 enum ls_handler {
 	LS_H_IRQ_ENTRY		= 0,	/* irq_handler_entry */
@@ -282,7 +278,7 @@ enum ls_handler {
 /* One (CPU, handler) cell of the observer's cost. */
 struct ls_obs_cell {
 	__u64 hits;		/* handler invocations while tracing */
-	__u64 ns;		/* time inside them (eBPF: estimated, see above) */
+	__u64 ns;		/* time inside them */
 };
 
 #endif /* _UAPI_LATSPLIT_H */

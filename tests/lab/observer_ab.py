@@ -152,9 +152,10 @@ def main(argv):
         result((lo if bound == "lower" else ratio) <= max_ratio,
                "recorded/unrecorded round trip (%s of a phase, median of %d neighbour ratios): %.3f, 99 %% interval [%.3f, %.3f] (%s <= %.2f)"
                % (stat, len(logs), ratio, lo, hi, "lower end" if bound == "lower" else "median", max_ratio))
-    obs = doc.get("observer") or {}
-    result(obs.get("hits", 0) > 0, "the backend ran in the on phases (observer: %s hits, %s ns)"
-           % (obs.get("hits"), obs.get("ns")))
+    obs = doc.get("observer")
+    if obs is not None:
+        result(obs.get("hits", 0) > 0, "the backend ran in the on phases (observer: %s hits, %s ns)"
+               % (obs.get("hits"), obs.get("ns")))
     if recs:
         bad, total = records_in_off(phases, recs, 2000000)
         summary.update(records=total, records_in_off=bad)
