@@ -776,51 +776,6 @@ static bool ju64(const struct ls_jv *obj, const char *key, uint64_t *out)
 	return true;
 }
 
-/* The observer object of a peer header (absent: not measured, with why). */
-static void obs_parse(const struct ls_jv *root, struct ls_bd_obs *o)
-{
-	const struct ls_jv *v = ls_jv_get(root, "observer"), *a;
-
-	memset(o, 0, sizeof(*o));
-	if (!v || v->type != LS_JOBJ) {
-		snprintf(o->why, sizeof(o->why), "the responder sent no observer figures");
-		return;
-	}
-	{
-		const struct ls_jv *ok = ls_jv_get(v, "ok");
-
-		o->ok = ok && ok->type == LS_JBOOL && ok->b;
-	}
-	if (!o->ok) {
-		const struct ls_jv *w = ls_jv_get(v, "why");
-
-		snprintf(o->why, sizeof(o->why), "%s",
-			 w && w->type == LS_JSTR ? w->str.s : "the responder could not measure it");
-	}
-	ju64(v, "run_ns", &o->run_ns);
-	ju64(v, "hits", &o->hits);
-	ju64(v, "ns", &o->ns);
-	ju64(v, "all_cpus_hits", &o->all_hits);
-	ju64(v, "all_cpus_ns", &o->all_ns);
-	a = ls_jv_get(v, "handlers");
-	for (size_t i = 0; a && a->type == LS_JARR && i < a->arr.n; i++) {
-		const struct ls_jv *e = &a->arr.v[i], *n = ls_jv_get(e, "name");
-
-		for (unsigned int k = 0; n && n->type == LS_JSTR && k < LS_NR_HANDLERS; k++) {
-			if (strcmp(n->str.s, ls_handler_name(k)))
-				continue;
-			ju64(e, "hits", &o->h_hits[k]);
-			ju64(e, "ns", &o->h_ns[k]);
-		}
-	}
-	{
-		const struct ls_jv *d = ls_jv_get(v, "drain_ok");
-
-		o->drain_ok = d && d->type == LS_JBOOL && d->b;
-	}
-	ju64(v, "drain_cpu_ns", &o->drain_cpu_ns);
-}
-
 /* Write h's header as the peer JSON object (see breakdown.h). */
 void ls_bd_peer_write(FILE *fp, const struct ls_bd_host *h, unsigned int proto)
 {
@@ -900,6 +855,39 @@ static bool jbool(const struct ls_jv *obj, const char *key, bool *out)
 		return false;
 	*out = v->b;
 	return true;
+}
+
+/* The observer object of a peer header (absent: not measured, with why). */
+static void obs_parse(const struct ls_jv *root, struct ls_bd_obs *o)
+{
+	const struct ls_jv *v = ls_jv_get(root, "observer"), *a;
+
+	memset(o, 0, sizeof(*o));
+	if (!v || v->type != LS_JOBJ) {
+		snprintf(o->why, sizeof(o->why), "the responder sent no observer figures");
+		return;
+	}
+	jbool(v, "ok", &o->ok);
+	if (!o->ok && !jstr(v, "why", o->why, sizeof(o->why)))
+		snprintf(o->why, sizeof(o->why), "the responder could not measure it");
+	ju64(v, "run_ns", &o->run_ns);
+	ju64(v, "hits", &o->hits);
+	ju64(v, "ns", &o->ns);
+	ju64(v, "all_cpus_hits", &o->all_hits);
+	ju64(v, "all_cpus_ns", &o->all_ns);
+	a = ls_jv_get(v, "handlers");
+	for (size_t i = 0; a && a->type == LS_JARR && i < a->arr.n; i++) {
+		const struct ls_jv *e = &a->arr.v[i], *n = ls_jv_get(e, "name");
+
+		for (unsigned int k = 0; n && n->type == LS_JSTR && k < LS_NR_HANDLERS; k++) {
+			if (strcmp(n->str.s, ls_handler_name(k)))
+				continue;
+			ju64(e, "hits", &o->h_hits[k]);
+			ju64(e, "ns", &o->h_ns[k]);
+		}
+	}
+	jbool(v, "drain_ok", &o->drain_ok);
+	ju64(v, "drain_cpu_ns", &o->drain_cpu_ns);
 }
 
 /* Free a host's records and counter deltas. */
