@@ -15,7 +15,8 @@
 #
 # Then the in-run A/B, which decides the ratio goals: on node0, `latsplit
 # record --ab` (configured as a breakdown prober: NIC IRQs, probe CPU, probe
-# task named, records drained) switches recording off and on every phase
+# task named, records kept in the ring and drained between phases) switches
+# recording off and on every phase
 # while `latsplit probe` runs; neighbouring phases are compared
 # (tests/lab/observer_ab.py: median of log-ratios of the phases' p50, and of
 # their p99 with phases long enough for one), so the emulator's drift cancels.

@@ -147,8 +147,7 @@ def main(argv):
         summary.update(ratio=ratio, ci99=[lo, hi])
         # The guard fails when the cost is surely above the bound: the
         # interval's lower end beyond it (a true 2x-9x loop reads far above;
-        # a cost near the bound, as eBPF on 6.1-rt with two CPUs at 1.4-2.1,
-        # is printed and left to the benchmark).
+        # a cost near the bound is printed and left to the benchmark).
         result((lo if bound == "lower" else ratio) <= max_ratio,
                "recorded/unrecorded round trip (%s of a phase, median of %d neighbour ratios): %.3f, 99 %% interval [%.3f, %.3f] (%s <= %.2f)"
                % (stat, len(logs), ratio, lo, hi, "lower end" if bound == "lower" else "median", max_ratio))
@@ -158,7 +157,19 @@ def main(argv):
                % (obs.get("hits"), obs.get("ns")))
     if recs:
         bad, total = records_in_off(phases, recs, 2000000)
-        summary.update(records=total, records_in_off=bad)
+        summary.update(records=total, records_in_off=bad, drops=doc.get("drops"))
+        # record --ab drains between phases only: the ring must hold a
+        # phase, or the phase's records are incomplete.
+        ab = doc.get("ab") or {}
+        drained = ab.get("drained", -1)
+        # Every phase but the last is drained at a switch, never during a
+        # phase; the last one after the command ends.
+        result(0 < drained <= total,
+               "records drained at the phase switches: %d of the %d in the file" % (drained, total),
+               "record --ab drained during the phases, or not at its switches")
+        result(doc.get("drops") == 0,
+               "the record ring held every on phase (%s records dropped)" % doc.get("drops"),
+               "a larger --ring-kib or a shorter --ab TIME")
         result(total > 0 and bad == 0,
                "no record starts inside an off phase (%d of %d records)" % (bad, total),
                "the backend recorded while paused")
