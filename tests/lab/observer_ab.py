@@ -79,22 +79,25 @@ def assign(phases, samples, settle_ns):
 
 
 def records_in_off(phases, path, margin_ns):
-    """Records starting inside an off phase (beyond margin of its edges), and all records."""
+    """Records starting inside an off phase (beyond margin of its edges), all
+    records, and those that ended before the last phase began."""
     begins = [p["begin_ns"] for p in phases]
-    bad = total = 0
+    bad = total = early = 0
     with open(path) as f:
         for line in f:
             if line.startswith("#") or not line.strip():
                 continue
-            start = int(line.split()[0])
+            start, end = (int(x) for x in line.split()[:2])
             total += 1
+            if phases and end < phases[-1]["begin_ns"]:
+                early += 1
             k = bisect.bisect_right(begins, start) - 1
             if k < 0:
                 continue
             p = phases[k]
             if (not p["on"] and p["begin_ns"] + margin_ns <= start <= p["end_ns"] - margin_ns):
                 bad += 1
-    return bad, total
+    return bad, total, early
 
 
 def main(argv):
@@ -156,17 +159,18 @@ def main(argv):
         result(obs.get("hits", 0) > 0, "the backend ran in the on phases (observer: %s hits, %s ns)"
                % (obs.get("hits"), obs.get("ns")))
     if recs:
-        bad, total = records_in_off(phases, recs, 2000000)
+        bad, total, early = records_in_off(phases, recs, 2000000)
         summary.update(records=total, records_in_off=bad, drops=doc.get("drops"))
+        drained = (doc.get("ab") or {}).get("drained", -1)
+        # Every record that ended before the last phase began was drained
+        # at a switch (the switch drains before the next phase begins),
+        # none during a phase; the last phase's after the command ends.
+        result(0 < early <= drained <= total,
+               "records drained at the phase switches: %d of the %d in the file, all %d that ended before the last phase"
+               % (drained, total, early),
+               "record --ab drained during the phases, or not at its switches")
         # record --ab drains between phases only: the ring must hold a
         # phase, or the phase's records are incomplete.
-        ab = doc.get("ab") or {}
-        drained = ab.get("drained", -1)
-        # Every phase but the last is drained at a switch, never during a
-        # phase; the last one after the command ends.
-        result(0 < drained <= total,
-               "records drained at the phase switches: %d of the %d in the file" % (drained, total),
-               "record --ab drained during the phases, or not at its switches")
         result(doc.get("drops") == 0,
                "the record ring held every on phase (%s records dropped)" % doc.get("drops"),
                "a larger --ring-kib or a shorter --ab TIME")
