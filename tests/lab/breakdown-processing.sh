@@ -24,29 +24,19 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/breakdown.inc"
 
-FI_LOADED=()
-cleanup() {
-	local n
-	for n in "${FI_LOADED[@]}"; do lab_exec "$n" "rmmod ls_faultinj" >/dev/null 2>&1; done
-	bd_cleanup
-}
-trap cleanup EXIT
+trap 'bd_fi_cleanup; bd_cleanup' EXIT
 [ "$(lab_exec 1 nproc)" -ge 2 ] || skip_all "needs a 2-CPU lab (lab up --smp 2)"
-KO=$LS_TOP/build/faultinj/$(lab_kver)/ls_faultinj.ko
-[ -r "$KO" ] || skip_all "$KO not built (make faultinj-all)"
+bd_fi_require
 plan_none
 BD_ITERS=${BD_PROCESSING_ITERS:-2000}
 X_NS=${BD_PROCESSING_X_NS:-1000000}
 BD_CHUNKS=${BD_PROCESSING_CHUNKS:-2}
 bd_backend_setup
-FI=/sys/kernel/debug/ls_faultinj
+FI=$BD_FI
 
 bd_irqs_save
 bd_irqs_place 1
-for n in 0 1; do
-	if lab_exec "$n" "insmod $KO"; then FI_LOADED+=("$n"); ok "node$n: fault injector loaded, NIC IRQs ($(cut -d' ' -f1 "$BD_AFF.$n" | tr '\n' ' ')) on CPU 1"
-	else not_ok "node$n: fault injector loaded"; fi
-done
+for n in 0 1; do bd_fi_load "$n" 1; done
 
 # A fresh pair's first run is slow (the emulator translates new code once).
 bd_run warmup "--cpu 1" "--cpu 1" || diag "warm-up run failed: $(tail -n 3 "$W/warmup.err" 2>/dev/null)"
