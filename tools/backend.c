@@ -105,11 +105,14 @@ int ls_obs_diff(const struct ls_obs *before, const struct ls_obs *after,
 	if (before->nr_cpus != after->nr_cpus)
 		return ls_errf(err, "observer: CPU count changed between readings (%u, then %u)",
 			       before->nr_cpus, after->nr_cpus);
+	if (before->all_cpus != after->all_cpus)
+		return ls_errf(err, "observer: one reading is split by CPU, the other is not");
 	n = (size_t)after->nr_cpus * LS_NR_HANDLERS;
 	d->cell = calloc(n ? n : 1, sizeof(*d->cell));
 	if (!d->cell)
 		return ls_errf(err, "observer: out of memory for %zu cells", n);
 	d->nr_cpus = after->nr_cpus;
+	d->all_cpus = after->all_cpus;
 	for (size_t i = 0; i < n; i++) {
 		const struct ls_obs_cell *a = &before->cell[i], *b = &after->cell[i];
 
@@ -129,6 +132,8 @@ struct ls_obs_cell ls_obs_sum(const struct ls_obs *d, const uint64_t *cpumask)
 {
 	struct ls_obs_cell s = { 0, 0 };
 
+	if (d->all_cpus)
+		cpumask = NULL;
 	for (unsigned int cpu = 0; cpu < d->nr_cpus; cpu++) {
 		if (cpumask && (cpu >= LS_MAX_CPUS ||
 				!(cpumask[cpu / 64] & (1ull << (cpu % 64)))))

@@ -41,9 +41,13 @@ struct ls_snapshot {
 /*
  * The observer's own cost since open or the last reset:
  * cell[cpu * LS_NR_HANDLERS + handler], see include/uapi/latsplit.h.
+ * all_cpus: the backend cannot split it by CPU (the eBPF backend reads the
+ * kernel's run-time statistics of its programs); then nr_cpus is 1 and
+ * that one row holds every CPU's cost.
  */
 struct ls_obs {
 	unsigned int nr_cpus;
+	bool all_cpus;
 	struct ls_obs_cell *cell;
 };
 
@@ -114,7 +118,10 @@ const char *ls_handler_name(unsigned int h);
  */
 int ls_obs_diff(const struct ls_obs *before, const struct ls_obs *after,
 		struct ls_obs *d, struct ls_err *err);
-/* Sum of d's cells over the CPUs in cpumask (NULL = every CPU). */
+/*
+ * Sum of d's cells over the CPUs in cpumask (NULL = every CPU; ignored when
+ * d->all_cpus: there is no per-CPU split to select from).
+ */
 struct ls_obs_cell ls_obs_sum(const struct ls_obs *d, const uint64_t *cpumask);
 
 /* Histogram helpers (hist.c). */

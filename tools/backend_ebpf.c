@@ -41,6 +41,15 @@ struct ls_backend {
 	void *cb_ctx;
 	long delivered;
 	bool stopped;
+	/*
+	 * The kernel's run-time statistics of BPF programs
+	 * (BPF_ENABLE_STATS): on while this fd is open and recording is not
+	 * paused; -1 when off, stats_err the errno when enabling failed.
+	 */
+	int stats_fd;
+	int stats_err;
+	/* the programs' statistics at the last reset (they only grow) */
+	struct ls_obs_cell obs_base[LS_NR_HANDLERS];
 };
 
 /* libbpf's messages: printed with -v, else kept for the error message. */
@@ -293,6 +302,9 @@ static int load_error(int ret, struct ls_err *err)
 }
 
 static int ring_sample(void *ctx, void *data, size_t size);
+static void stats_on(struct ls_backend *b);
+static void stats_off(struct ls_backend *b);
+static int obs_read(struct ls_backend *b, struct ls_obs_cell *cell, struct ls_err *err);
 
 /* Load tp_btf programs, falling back to raw_tp; attach; open the ring. */
 static int ebpf_open(struct ls_backend **out, const struct ls_backend_cfg *cfg,
@@ -342,6 +354,7 @@ static int ebpf_open(struct ls_backend **out, const struct ls_backend_cfg *cfg,
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return ls_errnof(err, errno, "ebpf: out of memory");
+	b->stats_fd = -1;
 	b->nr_irqs = cfg->nr_irqs;
 	memcpy(b->irqs, cfg->irqs, sizeof(b->irqs));
 	b->nr_hist = LS_EBPF_NR_HIST(cfg->nr_irqs);
@@ -404,6 +417,7 @@ static int ebpf_open(struct ls_backend **out, const struct ls_backend_cfg *cfg,
 			goto fail;
 		}
 	}
+	stats_on(b);
 	*out = b;
 	return 0;
 fail:
@@ -411,6 +425,32 @@ fail:
 	latsplit_bpf__destroy(b->skel);
 	free(b);
 	return ret ? ret : -1;
+}
+
+/*
+ * Hold the kernel's run-time statistics of BPF programs on (every program
+ * run then reads the clock twice): the observer's figures. A failure is
+ * kept for the observer to report; recording goes on without them.
+ */
+static void stats_on(struct ls_backend *b)
+{
+	int fd;
+
+	if (b->stats_fd >= 0 || b->stats_err)
+		return;
+	fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	if (fd < 0)
+		b->stats_err = errno ? errno : EINVAL;
+	else
+		b->stats_fd = fd;
+}
+
+/* Let them go (they stay on while another holder, or the sysctl, keeps them). */
+static void stats_off(struct ls_backend *b)
+{
+	if (b->stats_fd >= 0)
+		close(b->stats_fd);
+	b->stats_fd = -1;
 }
 
 /* Zero a PERCPU array map's nr entries of value_size bytes each. */
@@ -441,6 +481,12 @@ static int ebpf_reset(struct ls_backend *b, struct ls_err *err)
 			  sizeof(struct ls_hist), b->nr_cpus, "hists", err);
 	if (ret)
 		return ret;
+	/* the statistics cannot be zeroed: keep where they stand */
+	if (!b->stats_err) {
+		ret = obs_read(b, b->obs_base, err);
+		if (ret)
+			return ret;
+	}
 	return zero_percpu(bpf_map__fd(b->skel->maps.counters), LS_EBPF_NR_COUNTERS,
 			   sizeof(uint64_t), b->nr_cpus, "counters", err);
 }
@@ -559,6 +605,7 @@ static void ebpf_close(struct ls_backend *b)
 {
 	if (!b)
 		return;
+	stats_off(b);
 	ring_buffer__free(b->rb);
 	latsplit_bpf__destroy(b->skel);
 	free(b);
@@ -577,8 +624,11 @@ static int ebpf_pause(struct ls_backend *b, bool paused, struct ls_err *err)
 
 	if (paused) {
 		__atomic_store_n(&b->skel->bss->paused, true, __ATOMIC_SEQ_CST);
+		/* the paused programs' runs cost no clock reads either */
+		stats_off(b);
 		return 0;
 	}
+	stats_on(b);
 	ret = zero_percpu(bpf_map__fd(b->skel->maps.cpu_state), 1,
 			  sizeof(struct ls_ebpf_cpu), b->nr_cpus, "cpu_state", err);
 	if (ret)
@@ -586,6 +636,87 @@ static int ebpf_pause(struct ls_backend *b, bool paused, struct ls_err *err)
 	memset(b->skel->bss->tasks, 0, sizeof(b->skel->bss->tasks));
 	memset(b->skel->bss->ithr_pending, 0, sizeof(b->skel->bss->ithr_pending));
 	__atomic_store_n(&b->skel->bss->paused, false, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+/* Which handler a program serves (enum ls_handler), or -1. */
+static int prog_handler(const struct latsplit_bpf *s, const struct bpf_program *p)
+{
+	const struct {
+		const struct bpf_program *btf, *raw;
+		int h;
+	} map[] = {
+		{ s->progs.btf_irq_entry, s->progs.raw_irq_entry, LS_H_IRQ_ENTRY },
+		{ s->progs.btf_irq_exit, s->progs.raw_irq_exit, LS_H_IRQ_EXIT },
+		{ s->progs.btf_softirq_raise, s->progs.raw_softirq_raise, LS_H_SOFTIRQ_RAISE },
+		{ s->progs.btf_softirq_entry, s->progs.raw_softirq_entry, LS_H_SOFTIRQ_ENTRY },
+		{ s->progs.btf_softirq_exit, s->progs.raw_softirq_exit, LS_H_SOFTIRQ_EXIT },
+		{ s->progs.btf_napi_poll, s->progs.raw_napi_poll, LS_H_NAPI_POLL },
+		{ s->progs.btf_sched_switch, s->progs.raw_sched_switch, LS_H_SCHED_SWITCH },
+		{ s->progs.btf_sched_waking, s->progs.raw_sched_waking, LS_H_SCHED_WAKING },
+		{ s->progs.btf_sched_wakeup, s->progs.raw_sched_wakeup, LS_H_SCHED_WAKEUP },
+		{ s->progs.btf_rx_skb, s->progs.raw_rx_skb, LS_H_RX_SKB },
+		{ s->progs.kp_comp_handler, NULL, LS_H_COMP_ENTRY },
+		{ s->progs.kr_comp_handler, NULL, LS_H_COMP_RET },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
+		if (p == map[i].btf || (map[i].raw && p == map[i].raw))
+			return map[i].h;
+	return -1;
+}
+
+/*
+ * The programs' own cost, from the kernel's run-time statistics of each
+ * (bpf_prog_info run_cnt, run_time_ns: counted by the kernel around every
+ * run while BPF_ENABLE_STATS is held, on every CPU, with no per-CPU split),
+ * summed per handler into cell[LS_NR_HANDLERS].
+ */
+static int obs_read(struct ls_backend *b, struct ls_obs_cell *cell, struct ls_err *err)
+{
+	struct bpf_program *p;
+
+	memset(cell, 0, LS_NR_HANDLERS * sizeof(*cell));
+	if (b->stats_err)
+		return ls_errnof(err, b->stats_err,
+				 "ebpf: the kernel's BPF run-time statistics could not be enabled (BPF_ENABLE_STATS, Linux 5.8)");
+	bpf_object__for_each_program(p, b->skel->obj) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+		int h = prog_handler(b->skel, p), fd = bpf_program__fd(p);
+
+		if (h < 0 || fd < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		if (bpf_obj_get_info_by_fd(fd, &info, &len))
+			return ls_errnof(err, errno, "ebpf: reading program %s's run-time statistics",
+					 bpf_program__name(p));
+		cell[h].hits += info.run_cnt;
+		cell[h].ns += info.run_time_ns;
+	}
+	return 0;
+}
+
+/* The programs' cost since open or the last reset: one row, obs->all_cpus. */
+static int ebpf_observer(struct ls_backend *b, struct ls_obs *obs, struct ls_err *err)
+{
+	int ret;
+
+	memset(obs, 0, sizeof(*obs));
+	obs->cell = calloc(LS_NR_HANDLERS, sizeof(*obs->cell));
+	if (!obs->cell)
+		return ls_errnof(err, ENOMEM, "ebpf: observer cells");
+	obs->nr_cpus = 1;
+	obs->all_cpus = true;
+	ret = obs_read(b, obs->cell, err);
+	if (ret) {
+		ls_obs_free(obs);
+		return ret;
+	}
+	for (unsigned int h = 0; h < LS_NR_HANDLERS; h++) {
+		obs->cell[h].hits -= b->obs_base[h].hits;
+		obs->cell[h].ns -= b->obs_base[h].ns;
+	}
 	return 0;
 }
 
@@ -597,5 +728,6 @@ const struct ls_backend_ops ls_backend_ebpf = {
 	.snapshot = ebpf_snapshot,
 	.drain = ebpf_drain,
 	.pause = ebpf_pause,
+	.observer = ebpf_observer,
 	.close = ebpf_close,
 };

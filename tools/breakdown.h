@@ -37,6 +37,7 @@ struct ls_bd_obs {
 	bool ok;			/* both handler readings taken */
 	char why[160];			/* why not */
 	uint64_t run_ns;		/* between the two readings */
+	bool all_cpus;			/* no per-CPU split: hits, ns are every CPU's */
 	uint64_t hits, ns;		/* handlers on the relevant CPUs */
 	uint64_t all_hits, all_ns;	/* handlers on every CPU */
 	uint64_t h_hits[LS_NR_HANDLERS], h_ns[LS_NR_HANDLERS];	/* relevant CPUs */

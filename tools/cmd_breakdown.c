@@ -627,8 +627,10 @@ static void obs_finish(struct bd_ctx *x)
 	all = ls_obs_sum(&x->obs_d, NULL);
 	o->all_hits = all.hits;
 	o->all_ns = all.ns;
+	o->all_cpus = x->obs_d.all_cpus;
 	for (unsigned int cpu = 0; cpu < x->obs_d.nr_cpus && cpu < LS_MAX_CPUS; cpu++) {
-		if (!(h->cpumask[cpu / 64] & (1ull << (cpu % 64))))
+		/* without a per-CPU split, every CPU's cost counts (an upper bound) */
+		if (!o->all_cpus && !(h->cpumask[cpu / 64] & (1ull << (cpu % 64))))
 			continue;
 		for (unsigned int k = 0; k < LS_NR_HANDLERS; k++) {
 			const struct ls_obs_cell *c = &x->obs_d.cell[(size_t)cpu * LS_NR_HANDLERS + k];
@@ -744,6 +746,8 @@ static void obs_json(struct ls_json *j, const char *key, const struct ls_bd_obs 
 	ls_json_bool(j, "ok", o->ok);
 	if (!o->ok)
 		ls_json_str(j, "why", o->why);
+	/* hits and ns: the relevant CPUs', or every CPU's without a split */
+	ls_json_str(j, "scope", o->all_cpus ? "all_cpus" : "relevant_cpus");
 	ls_json_u64(j, "run_ns", o->run_ns);
 	ls_json_u64(j, "hits", o->hits);
 	ls_json_u64(j, "ns", o->ns);
@@ -861,6 +865,7 @@ static bool jbool(const struct ls_jv *obj, const char *key, bool *out)
 static void obs_parse(const struct ls_jv *root, struct ls_bd_obs *o)
 {
 	const struct ls_jv *v = ls_jv_get(root, "observer"), *a;
+	char scope[32] = "";
 
 	memset(o, 0, sizeof(*o));
 	if (!v || v->type != LS_JOBJ) {
@@ -870,6 +875,7 @@ static void obs_parse(const struct ls_jv *root, struct ls_bd_obs *o)
 	jbool(v, "ok", &o->ok);
 	if (!o->ok && !jstr(v, "why", o->why, sizeof(o->why)))
 		snprintf(o->why, sizeof(o->why), "the responder could not measure it");
+	o->all_cpus = jstr(v, "scope", scope, sizeof(scope)) && !strcmp(scope, "all_cpus");
 	ju64(v, "run_ns", &o->run_ns);
 	ju64(v, "hits", &o->hits);
 	ju64(v, "ns", &o->ns);
@@ -1826,11 +1832,18 @@ static void print_observer(const char *role, const struct ls_bd_host *h,
 		printf("observer, %s: not measured (%s)\n", role, o->why);
 		return;
 	}
-	ls_format_cpulist(h->cpumask, LS_MAX_CPUS, cpus, sizeof(cpus));
-	printf("observer, %s: %s handlers %.3f us one-way per sample (%.2f %% of the p50) on CPUs %s: %llu hits, %.0f ns each; all CPUs %.3f ms",
-	       role, h->backend, per / 1e3, p50 > 0 ? 100 * per / p50 : 0.0, cpus,
-	       (unsigned long long)o->hits, o->hits ? (double)o->ns / o->hits : 0.0,
-	       o->all_ns / 1e6);
+	if (o->all_cpus) {
+		/* the kernel's BPF run-time statistics have no per-CPU split */
+		printf("observer, %s: %s programs %.3f us one-way per sample (%.2f %% of the p50) on all CPUs (no per-CPU split): %llu runs, %.0f ns each",
+		       role, h->backend, per / 1e3, p50 > 0 ? 100 * per / p50 : 0.0,
+		       (unsigned long long)o->hits, o->hits ? (double)o->ns / o->hits : 0.0);
+	} else {
+		ls_format_cpulist(h->cpumask, LS_MAX_CPUS, cpus, sizeof(cpus));
+		printf("observer, %s: %s handlers %.3f us one-way per sample (%.2f %% of the p50) on CPUs %s: %llu hits, %.0f ns each; all CPUs %.3f ms",
+		       role, h->backend, per / 1e3, p50 > 0 ? 100 * per / p50 : 0.0, cpus,
+		       (unsigned long long)o->hits, o->hits ? (double)o->ns / o->hits : 0.0,
+		       o->all_ns / 1e6);
+	}
 	if (o->drain_ok)
 		printf("; drain thread %.3f ms CPU in %.3f s", o->drain_cpu_ns / 1e6, o->run_ns / 1e9);
 	printf("\n");

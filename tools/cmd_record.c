@@ -556,6 +556,10 @@ static void print_observer_text(const struct record_obs *ro, uint64_t window_ns)
 	printf("%-20s %12llu %12.3f %10.1f\n", "total",
 	       (unsigned long long)t.hits, t.ns / 1000.0,
 	       t.hits ? (double)t.ns / (double)t.hits : 0.0);
+	if (ro->obs.all_cpus) {
+		printf("(every CPU together: the kernel's BPF run-time statistics have no per-CPU split)\n");
+		return;
+	}
 	printf("%-20s %12s %12s %10s\n", "cpu", "hits", "total_us", "%window");
 	for (unsigned int cpu = 0; cpu < ro->obs.nr_cpus; cpu++) {
 		char name[16];
@@ -591,8 +595,10 @@ static void print_observer_json(struct ls_json *j, const struct record_obs *ro)
 		ls_json_obj_close(j);
 	}
 	ls_json_arr_close(j);
+	/* all_cpus: no per-CPU split, "cpus" stays empty */
+	ls_json_str(j, "scope", ro->obs.all_cpus ? "all_cpus" : "per_cpu");
 	ls_json_arr_open(j, "cpus");
-	for (unsigned int cpu = 0; cpu < ro->obs.nr_cpus; cpu++) {
+	for (unsigned int cpu = 0; !ro->obs.all_cpus && cpu < ro->obs.nr_cpus; cpu++) {
 		c = obs_cpu(&ro->obs, cpu);
 		if (!c.hits)
 			continue;

@@ -2,7 +2,8 @@
 /*
  * The observer's readings (tools/backend.c): ls_obs_diff() of two readings
  * cell by cell, ls_obs_sum() over a CPU mask, the errors for a counter that
- * went backwards and for a CPU count that changed, and the handler names.
+ * went backwards and for a CPU count that changed, readings without a
+ * per-CPU split (all_cpus, the eBPF backend's), and the handler names.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 static void reading(struct ls_obs *o, unsigned int nr_cpus, uint64_t base)
 {
 	o->nr_cpus = nr_cpus;
+	o->all_cpus = false;
 	o->cell = calloc((size_t)nr_cpus * LS_NR_HANDLERS, sizeof(*o->cell));
 	for (unsigned int c = 0; c < nr_cpus && o->cell; c++)
 		for (unsigned int h = 0; h < LS_NR_HANDLERS; h++) {
@@ -156,6 +158,46 @@ TEST(cpu_count_mismatch_is_an_error)
 		TH_LOG("%s", e.msg);
 	ls_obs_free(&a);
 	ls_obs_free(&b);
+}
+
+/*
+ * A reading without a per-CPU split (one row, every CPU's): the difference
+ * keeps that, a CPU mask cannot select from it (the sum is the row's), and
+ * it never pairs with a split reading.
+ */
+TEST(all_cpus_reading)
+{
+	struct ls_obs a, b, d = { 0 }, split;
+	struct ls_err e = { { 0 } };
+	uint64_t mask[LS_CPUMASK_WORDS] = { 0x2 };	/* CPU 1 only */
+	struct ls_obs_cell s;
+
+	reading(&a, 1, 100);
+	reading(&b, 1, 100);
+	reading(&split, 1, 100);
+	ASSERT_NE(NULL, a.cell);
+	ASSERT_NE(NULL, b.cell);
+	ASSERT_NE(NULL, split.cell);
+	a.all_cpus = b.all_cpus = true;
+	b.cell[LS_H_NAPI_POLL].hits += 5;
+	b.cell[LS_H_NAPI_POLL].ns += 900;
+	ASSERT_EQ(0, ls_obs_diff(&a, &b, &d, &e)) TH_LOG("%s", e.msg);
+	EXPECT_TRUE(d.all_cpus);
+	EXPECT_EQ(1, d.nr_cpus);
+	s = ls_obs_sum(&d, mask);
+	EXPECT_EQ(5, s.hits);
+	EXPECT_EQ(900, s.ns);
+	ls_obs_free(&d);
+	/* the split reading's CPU 0 is outside the mask: nothing */
+	s = ls_obs_sum(&split, mask);
+	EXPECT_EQ(0, s.hits);
+	EXPECT_EQ(-1, ls_obs_diff(&split, &b, &d, &e));
+	EXPECT_EQ(NULL, d.cell);
+	EXPECT_NE(NULL, strstr(e.msg, "one reading is split by CPU, the other is not"))
+		TH_LOG("%s", e.msg);
+	ls_obs_free(&a);
+	ls_obs_free(&b);
+	ls_obs_free(&split);
 }
 
 /* Every handler has a distinct name; out of range has none. */
