@@ -127,8 +127,9 @@ int ls_obs_diff(const struct ls_obs *before, const struct ls_obs *after,
 	return 0;
 }
 
-/* Sum of d's cells over the CPUs in cpumask (NULL = every CPU). */
-struct ls_obs_cell ls_obs_sum(const struct ls_obs *d, const uint64_t *cpumask)
+/* Handler h's cells of d summed over the CPUs in cpumask (see ls_obs_sum). */
+struct ls_obs_cell ls_obs_handler_sum(const struct ls_obs *d, const uint64_t *cpumask,
+				      unsigned int h)
 {
 	struct ls_obs_cell s = { 0, 0 };
 
@@ -138,10 +139,22 @@ struct ls_obs_cell ls_obs_sum(const struct ls_obs *d, const uint64_t *cpumask)
 		if (cpumask && (cpu >= LS_MAX_CPUS ||
 				!(cpumask[cpu / 64] & (1ull << (cpu % 64)))))
 			continue;
-		for (unsigned int h = 0; h < LS_NR_HANDLERS; h++) {
-			s.hits += d->cell[(size_t)cpu * LS_NR_HANDLERS + h].hits;
-			s.ns += d->cell[(size_t)cpu * LS_NR_HANDLERS + h].ns;
-		}
+		s.hits += d->cell[(size_t)cpu * LS_NR_HANDLERS + h].hits;
+		s.ns += d->cell[(size_t)cpu * LS_NR_HANDLERS + h].ns;
+	}
+	return s;
+}
+
+/* Sum of d's cells over the CPUs in cpumask (NULL = every CPU). */
+struct ls_obs_cell ls_obs_sum(const struct ls_obs *d, const uint64_t *cpumask)
+{
+	struct ls_obs_cell s = { 0, 0 };
+
+	for (unsigned int h = 0; h < LS_NR_HANDLERS; h++) {
+		struct ls_obs_cell c = ls_obs_handler_sum(d, cpumask, h);
+
+		s.hits += c.hits;
+		s.ns += c.ns;
 	}
 	return s;
 }

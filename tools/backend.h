@@ -123,6 +123,9 @@ int ls_obs_diff(const struct ls_obs *before, const struct ls_obs *after,
  * d->all_cpus: there is no per-CPU split to select from).
  */
 struct ls_obs_cell ls_obs_sum(const struct ls_obs *d, const uint64_t *cpumask);
+/* The same for handler h alone. */
+struct ls_obs_cell ls_obs_handler_sum(const struct ls_obs *d, const uint64_t *cpumask,
+				      unsigned int h);
 
 /* Histogram helpers (hist.c). */
 void ls_hist_add(struct ls_hist *h, uint64_t v);

@@ -627,19 +627,15 @@ static void obs_finish(struct bd_ctx *x)
 	all = ls_obs_sum(&x->obs_d, NULL);
 	o->all_hits = all.hits;
 	o->all_ns = all.ns;
+	/* without a per-CPU split, every CPU's cost counts (an upper bound) */
 	o->all_cpus = x->obs_d.all_cpus;
-	for (unsigned int cpu = 0; cpu < x->obs_d.nr_cpus && cpu < LS_MAX_CPUS; cpu++) {
-		/* without a per-CPU split, every CPU's cost counts (an upper bound) */
-		if (!o->all_cpus && !(h->cpumask[cpu / 64] & (1ull << (cpu % 64))))
-			continue;
-		for (unsigned int k = 0; k < LS_NR_HANDLERS; k++) {
-			const struct ls_obs_cell *c = &x->obs_d.cell[(size_t)cpu * LS_NR_HANDLERS + k];
+	for (unsigned int k = 0; k < LS_NR_HANDLERS; k++) {
+		struct ls_obs_cell c = ls_obs_handler_sum(&x->obs_d, h->cpumask, k);
 
-			o->h_hits[k] += c->hits;
-			o->h_ns[k] += c->ns;
-			o->hits += c->hits;
-			o->ns += c->ns;
-		}
+		o->h_hits[k] = c.hits;
+		o->h_ns[k] = c.ns;
+		o->hits += c.hits;
+		o->ns += c.ns;
 	}
 	o->ok = true;
 }

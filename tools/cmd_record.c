@@ -485,18 +485,6 @@ struct record_obs {
 	char why[sizeof(struct ls_err) + 64];
 };
 
-/* Handler h's cell summed over every CPU of obs. */
-static struct ls_obs_cell obs_handler(const struct ls_obs *obs, unsigned int h)
-{
-	struct ls_obs_cell s = { 0, 0 };
-
-	for (unsigned int c = 0; c < obs->nr_cpus; c++) {
-		s.hits += obs->cell[(size_t)c * LS_NR_HANDLERS + h].hits;
-		s.ns += obs->cell[(size_t)c * LS_NR_HANDLERS + h].ns;
-	}
-	return s;
-}
-
 /* CPU c's cells summed over every handler of obs. */
 static struct ls_obs_cell obs_cpu(const struct ls_obs *obs, unsigned int c)
 {
@@ -546,7 +534,7 @@ static void print_observer_text(const struct record_obs *ro, uint64_t window_ns)
 	printf("\n# observer: the backend's own cost (hits, time inside its handlers)\n");
 	printf("%-20s %12s %12s %10s\n", "handler", "hits", "total_us", "mean_ns");
 	for (unsigned int h = 0; h < LS_NR_HANDLERS; h++) {
-		c = obs_handler(&ro->obs, h);
+		c = ls_obs_handler_sum(&ro->obs, NULL, h);
 		if (!c.hits)
 			continue;
 		printf("%-20s %12llu %12.3f %10.1f\n", ls_handler_name(h),
@@ -587,7 +575,7 @@ static void print_observer_json(struct ls_json *j, const struct record_obs *ro)
 	ls_json_obj_open(j, "observer");
 	ls_json_arr_open(j, "handlers");
 	for (unsigned int h = 0; h < LS_NR_HANDLERS; h++) {
-		c = obs_handler(&ro->obs, h);
+		c = ls_obs_handler_sum(&ro->obs, NULL, h);
 		ls_json_obj_open(j, NULL);
 		ls_json_str(j, "name", ls_handler_name(h));
 		ls_json_u64(j, "hits", c.hits);
