@@ -8,10 +8,15 @@
 # round, so each recorded run has an unrecorded neighbour seconds away.
 # Per variant: the one-way p50 and p99 as ratios to the same round's
 # unrecorded run (median over rounds), the queuing p50 against it, and the
-# records per sample per host. Then the paired wire contrast: the host wire
+# records per sample per host: diagnostics (a run minutes from its
+# reference reads the emulator's drift, 0.66-2.8x on 6.12). The healthy
+# queuing goal is judged on adjacent pairs: an unrecorded and a recorded
+# run back to back, their order alternating, LS_BENCH_Q_PAIRS per backend.
+# Then the paired wire contrast: the host wire
 # holds every other answer 0.6 ms (one-way +0.3 ms) and each backend's
 # queuing difference (tests/lab/paired.py) is compared with the unrecorded
-# one's, in one round.
+# one's: runs of the three, in turn, are pooled until every one measures
+# the hold to +-20 % (up to LS_BENCH_PAIR_RUNS).
 #
 # Then the in-run A/B, which decides the ratio goals: on node0, `latsplit
 # record --ab` (configured as a breakdown prober: NIC IRQs, probe CPU, probe
@@ -25,12 +30,14 @@
 # Goals (issue: the observer must not move what it observes): recorded /
 # unrecorded p50 kmod <= 1.15, eBPF <= 1.3, p99 <= 1.5 for both (in-run); a healthy
 # recorded run's queuing p50 <= the unrecorded one's + 10 % of its total
-# p50; paired 0.3 ms: each recorded run's queuing difference consistent
+# p50 (median over the adjacent pairs); paired 0.3 ms: each recorded run's queuing difference consistent
 # with 0.9-1.1 of the wire's hold and measured to +-0.2 of it (99.9 %
-# interval), where the unrecorded run measures it so. Exit 1 when a goal is missed, 4 when no lab boots.
+# interval), where the unrecorded run measures it so, else (when that run
+# is precise but reads the hold otherwise) 0.9-1.1 of the unrecorded run's. Exit 1 when a goal is missed, 4 when no lab boots.
 #
 #   LS_BENCH_KERNELS="6.1 6.12 6.1-rt" LS_BENCH_SMPS="1 2" LS_BENCH_ROUNDS=3
-#   LS_BENCH_ITERS=300 LS_BENCH_PAIR_ITERS=1000 LS_BENCH_AB_ITERS=8000
+#   LS_BENCH_ITERS=300 LS_BENCH_Q_PAIRS=8 LS_BENCH_PAIR_ITERS=1000 LS_BENCH_PAIR_RUNS=4
+#   LS_BENCH_AB_ITERS=8000
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 LAB=$TOP/tools/lab/lab
@@ -41,6 +48,8 @@ ROUNDS=${LS_BENCH_ROUNDS:-3}
 ITERS=${LS_BENCH_ITERS:-300}
 AB_ITERS=${LS_BENCH_AB_ITERS:-8000}
 PAIR_ITERS=${LS_BENCH_PAIR_ITERS:-1000}
+PAIR_RUNS=${LS_BENCH_PAIR_RUNS:-4}
+Q_PAIRS=${LS_BENCH_Q_PAIRS:-8}
 PORT=19711
 NAME=obscost$$
 missed=0
@@ -69,6 +78,28 @@ ab() {
 		"\$([ \$(nproc) -gt 1 ] && echo taskset -c 1) $w/latsplit record -b $be -i eth0 -c 0 --pid-command --records $w/$tag.rec --ab $phase --json -- sh -c 'exec $w/latsplit probe -p $PORT -u 20 -n $AB_ITERS --cpu 0 --samples $w/$tag.csv 192.0.2.2 > $w/$tag.probe' > $w/$tag.json 2> $w/$tag.err"
 }
 
+# pair_args W BACKEND: paired.py's options for every paired run of BACKEND so far.
+pair_args() {
+	local f
+	for f in "$1"/pair-"$2".*.csv; do
+		[ -e "$f" ] && printf -- '--samples %s --bd %s --wire %s ' "$f" "${f%.csv}.json" "${f%.csv}.wire"
+	done
+}
+
+# pair_precise W: whether every backend's pooled paired runs measure the
+# hold to +-0.2 of it (the 99.9 % interval of the queuing difference).
+pair_precise() {
+	local be
+	for be in none kmod ebpf; do
+		# shellcheck disable=SC2046
+		python3 "$TOP/tests/lab/paired.py" wire $(pair_args "$1" "$be") 2>/dev/null | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+q, t = r["parts"]["queuing"], r["truth"]["median_ns"]
+sys.exit(0 if t and q["lo_ns"] is not None and (q["hi_ns"] - q["lo_ns"]) / 2 <= 0.2 * t else 1)' || return 1
+	done
+}
+
 # judge W KVER SMP: the figures of one pair; prints them, exits 1 on a missed goal.
 judge() {
 	python3 - "$@" "$ROUNDS" <<'PYEOF'
@@ -84,7 +115,7 @@ def doc(tag):
         return None
 print("# kernel %s, %s CPU(s) per node, %d rounds of %s" % (kver, smp, rounds, "breakdown"))
 print("%-12s %9s %9s %9s %12s %14s" % ("variant", "p50 ratio", "p99 ratio", "dq p50", "rec/sample", "(per round p50)"))
-for be in ("kmod", "ebpf"):
+for be in ("kmod", "ebpf") if rounds else ():
     for var in (be, be + "-resp", be + "-prober"):
         r50, r99, dq, rps, raw = [], [], [], [], []
         for r in range(rounds):
@@ -103,18 +134,40 @@ for be in ("kmod", "ebpf"):
             continue
         m50, m99, mdq = med(r50), med(r99), med(dq)
         print("%-12s %9.3f %9.3f %8.1f%% %12s   %s" % (var, m50, m99, 100 * mdq, rps[0], " ".join(raw)))
-        # the p50/p99 goals are judged in-run (below); across runs, diagnostics
-        if var == be:
-            if mdq > 0.10:
-                missed.append("%s queuing p50 +%.0f%% of total p50 > 10%%" % (var, 100 * mdq))
+        # the goals are judged on adjacent pairs and in-run (below); these
+        # rounds, a backend's runs minutes from their reference, diagnose
+# The healthy queuing goal, on adjacent pairs of runs (unrecorded and
+# recorded back to back, the order alternating so a steady drift cancels):
+# per pair the recorded queuing p50 minus the unrecorded one, as a share of
+# the unrecorded total p50; the median over the pairs is judged.
+for be in ("kmod", "ebpf"):
+    dq, r50 = [], []
+    for i in range(64):
+        a, b = doc("qp-none-%s.%d" % (be, i)), doc("qp-%s.%d" % (be, i))
+        if not a or not b:
+            continue
+        dq.append((b["parts"]["queuing"]["p50_ns"] - a["parts"]["queuing"]["p50_ns"]) / a["total"]["p50_ns"])
+        r50.append(b["total"]["p50_ns"] / a["total"]["p50_ns"])
+    if len(dq) < 4:
+        print("healthy queuing %s: %d complete pairs" % (be, len(dq)))
+        missed.append("healthy queuing %s: %d complete adjacent pairs (want 4 or more)" % (be, len(dq)))
+        continue
+    dq.sort()
+    print("healthy queuing %-5s recorded - unrecorded p50 %+.1f%% of the total p50 (pairs %s; total p50 ratio %.3f) over %d adjacent pairs" % (
+        be, 100 * med(dq), " ".join("%+.0f" % (100 * x) for x in dq), med(r50), len(dq)))
+    if med(dq) > 0.10:
+        missed.append("healthy queuing %s: +%.1f%% of the total p50 > 10%%" % (be, 100 * med(dq)))
 pair = {}
 for be in ("none", "kmod", "ebpf"):
-    tag = "pair-" + be
-    if not os.path.exists("%s/%s.csv" % (w, tag)):
+    args = []
+    for a in range(64):
+        tag = "%s/pair-%s.%d" % (w, be, a)
+        if os.path.exists(tag + ".csv"):
+            args += ["--samples", tag + ".csv", "--bd", tag + ".json", "--wire", tag + ".wire"]
+    if not args:
         continue
     out = subprocess.run([sys.executable, os.path.join(os.environ["TOP"], "tests/lab/paired.py"),
-                          "wire", "--samples", "%s/%s.csv" % (w, tag), "--bd", "%s/%s.json" % (w, tag),
-                          "--wire", "%s/%s.wire" % (w, tag)], capture_output=True, text=True)
+                          "wire"] + args, capture_output=True, text=True)
     if out.returncode:
         print("# paired %s: %s" % (be, out.stderr.strip()))
         continue
@@ -134,16 +187,32 @@ def band(r):
         return None, None, None, False, False
     lo, hi = q["lo_ns"] / t, q["hi_ns"] / t
     return q["median_ns"] / t, lo, hi, hi >= 0.9 and lo <= 1.1, (hi - lo) / 2 <= 0.2
-measurable = "none" in pair and all(band(pair["none"])[3:])
+# Where the unrecorded run measures the hold precisely but not as the wire
+# held it (on 6.12 with two CPUs a 0.3 ms hold reads 2.1x: receive work
+# waits for the busy-polling probe's time slice), the recorded runs are
+# judged against it, as the issue's goal is worded: 0.9-1.1 of the
+# unrecorded run's difference (the intervals meet that band) and measured
+# to +-0.2 of it.
+unrec = band(pair["none"]) if "none" in pair else (None,) * 5
+measurable = all(unrec[3:])
+relative = not measurable and unrec[4] and unrec[0]
 for be, r in pair.items():
     ratio, lo, hi, reach, precise = band(r)
-    print("paired 0.3 ms, %-5s queuing %s of truth, processing %.3f" % (
+    print("paired 0.3 ms, %-5s queuing %s of truth, processing %.3f (%d runs, %d pairs)" % (
         be, "n/a" if ratio is None else "%.3f [%.3f, %.3f]" % (ratio, lo, hi),
-        r["parts"]["processing"]["ratio"] or 0))
+        r["parts"]["processing"]["ratio"] or 0, r["runs"], r["pairs"]))
     if be == "none":
         continue
-    if not measurable:
-        print("UNMEASURED paired %s: the unrecorded run does not measure the hold to 0.9-1.1 +-0.2" % be)
+    if relative and ratio is not None:
+        rel, ok = ratio / unrec[0], hi >= 0.9 * unrec[1] and lo <= 1.1 * unrec[2]
+        ok = ok and (hi - lo) / 2 <= 0.2 * unrec[0]
+        print("paired 0.3 ms, %-5s judged against the unrecorded run (it reads the hold %.3f): %.3f of it" % (
+            be, unrec[0], rel))
+        if not ok:
+            missed.append("paired %s: queuing difference %.3f [%.3f, %.3f] of the unrecorded run's %.3f [%.3f, %.3f]"
+                          " (want 0.9-1.1 of it, measured to +-0.2)" % (be, ratio, lo, hi, *unrec[:3]))
+    elif not measurable:
+        print("UNMEASURED paired %s: the unrecorded run does not measure the hold to +-0.2" % be)
     elif not reach or not precise:
         missed.append("paired %s: queuing difference %s of the wire's hold (want 0.9-1.1, measured to +-0.2)"
                       % (be, "n/a" if ratio is None else "%.3f [%.3f, %.3f]" % (ratio, lo, hi)))
@@ -194,12 +263,26 @@ for k in $KERNELS; do
 				run "$w" "$be-prober.$r" none "$be"
 			done
 		done
+		for i in $(seq 0 $((Q_PAIRS - 1))); do
+			for be in kmod ebpf; do
+				if [ $((i % 2)) -eq 0 ]; then
+					run "$w" "qp-none-$be.$i" none none
+					run "$w" "qp-$be.$i" "$be" "$be"
+				else
+					run "$w" "qp-$be.$i" "$be" "$be"
+					run "$w" "qp-none-$be.$i" none none
+				fi
+			done
+		done
 		"$LAB" wire --name "$NAME" rule ba 0 roce=1 op=req psn=even delay=600000 >/dev/null
-		for be in none kmod ebpf; do
-			"$LAB" wire --name "$NAME" log "$w/pair-$be.wire" >/dev/null
-			ITERS=$PAIR_ITERS run "$w" "pair-$be" "$be" "$be"
-			"$LAB" wire --name "$NAME" flush >/dev/null
-			"$LAB" wire --name "$NAME" log off >/dev/null
+		for a in $(seq 0 $((PAIR_RUNS - 1))); do
+			for be in none kmod ebpf; do
+				"$LAB" wire --name "$NAME" log "$w/pair-$be.$a.wire" >/dev/null
+				ITERS=$PAIR_ITERS run "$w" "pair-$be.$a" "$be" "$be"
+				"$LAB" wire --name "$NAME" flush >/dev/null
+				"$LAB" wire --name "$NAME" log off >/dev/null
+			done
+			pair_precise "$w" && break
 		done
 		"$LAB" wire --name "$NAME" norule ba >/dev/null
 		for be in kmod ebpf; do
