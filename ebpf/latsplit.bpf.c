@@ -574,13 +574,16 @@ static __always_inline int on_waking(struct task_struct *p)
 #define LS_IPPROTO_UDP	17
 
 /*
- * netif_receive_skb: a RoCEv2 packet (UDP 4791, unfragmented IPv4 or IPv6
- * without extension headers, headers in the linear part) enters the stack
- * on this CPU: an RX_PKT record with its BTH destination QP and PSN |
- * opcode << 24, which ties the receive path's records to the sample the
- * packet belongs to. skb->data is at the network header there.
+ * netif_receive_skb (tx false): a RoCEv2 packet (UDP 4791, unfragmented
+ * IPv4 or IPv6 without extension headers, headers in the linear part)
+ * enters the stack on this CPU: an RX_PKT record with its BTH destination
+ * QP and PSN | opcode << 24, which ties the receive path's records to the
+ * sample the packet belongs to. skb->data is at the network header there.
+ * net_dev_start_xmit (tx true): one leaves the stack for the driver, a
+ * TX_PKT record (the end of its message's SEND); skb->data is at the link
+ * header, the network header where the IP output path set it.
  */
-static __always_inline int on_rx_skb(struct sk_buff *skb)
+static __always_inline int on_skb(struct sk_buff *skb, bool tx)
 {
 	__u8 ip[20], udp_bth[20];
 	unsigned char *data;
@@ -593,6 +596,15 @@ static __always_inline int on_rx_skb(struct sk_buff *skb)
 	proto = bpf_ntohs(BPF_CORE_READ(skb, protocol));
 	data = BPF_CORE_READ(skb, data);
 	head = BPF_CORE_READ(skb, len) - BPF_CORE_READ(skb, data_len);
+	if (tx) {
+		/* at net_dev_start_xmit skb->data is at the link header */
+		unsigned char *net = BPF_CORE_READ(skb, head) + BPF_CORE_READ(skb, network_header);
+
+		if (net < data || net - data >= head)
+			return 0;
+		head -= net - data;
+		data = net;
+	}
 	if (proto == LS_ETH_P_IP) {
 		if (head < sizeof(ip) || bpf_probe_read_kernel(ip, sizeof(ip), data))
 			return 0;
@@ -616,7 +628,7 @@ static __always_inline int on_rx_skb(struct sk_buff *skb)
 	if (((__u32)udp_bth[2] << 8 | udp_bth[3]) != LS_ROCE_UDP_PORT)
 		return 0;
 	now = bpf_ktime_get_ns();
-	emit_record(LS_STAGE_RX_PKT,
+	emit_record(tx ? LS_STAGE_TX_PKT : LS_STAGE_RX_PKT,
 		    (__u32)udp_bth[13] << 16 | (__u32)udp_bth[14] << 8 | udp_bth[15],
 		    now, now,
 		    LS_RX_AUX((__u32)udp_bth[17] << 16 | (__u32)udp_bth[18] << 8 | udp_bth[19],
@@ -684,7 +696,13 @@ int BPF_PROG(btf_sched_waking, struct task_struct *p)
 SEC("tp_btf/netif_receive_skb")
 int BPF_PROG(btf_rx_skb, struct sk_buff *skb)
 {
-	return paused ? 0 : on_rx_skb(skb);
+	return paused ? 0 : on_skb(skb, false);
+}
+
+SEC("tp_btf/net_dev_start_xmit")
+int BPF_PROG(btf_tx_skb, struct sk_buff *skb, struct net_device *dev)
+{
+	return paused ? 0 : on_skb(skb, true);
 }
 
 /* raw_tp fallbacks: same bodies, untyped u64 arguments. */
@@ -746,7 +764,13 @@ int BPF_PROG(raw_sched_waking, struct task_struct *p)
 SEC("raw_tp/netif_receive_skb")
 int BPF_PROG(raw_rx_skb, struct sk_buff *skb)
 {
-	return paused ? 0 : on_rx_skb(skb);
+	return paused ? 0 : on_skb(skb, false);
+}
+
+SEC("raw_tp/net_dev_start_xmit")
+int BPF_PROG(raw_tx_skb, struct sk_buff *skb, struct net_device *dev)
+{
+	return paused ? 0 : on_skb(skb, true);
 }
 
 /* RDMA completion event being queued: WAKEUP's start for whom it wakes. */

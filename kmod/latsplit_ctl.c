@@ -191,6 +191,9 @@ static const char *const ls_stage_names[LS_NR_STAGES] = {
 	[LS_STAGE_PREEMPT] = "preempt",
 	[LS_STAGE_IRQ_THREAD] = "irq_thread",
 	[LS_STAGE_RX_PKT] = "rx_pkt",
+	[LS_STAGE_DELIVER] = "deliver",
+	[LS_STAGE_TX_PKT] = "tx_pkt",
+	[LS_STAGE_SEND] = "send",
 };
 
 /* Stage and id of a slot (IRQ slots name the IRQ from the watched list). */

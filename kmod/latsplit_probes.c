@@ -431,12 +431,13 @@ static __always_inline void __ls_tp_sched_wakeup(void *data, struct task_struct 
 }
 
 /*
- * The RoCEv2 BTH fields of a received packet (skb->data at the network
- * header, as at netif_receive_skb): destination QP and PSN | opcode << 24.
+ * The RoCEv2 BTH fields of a packet whose network header is at offset
+ * `net` from skb->data (0 at netif_receive_skb, the link header's length
+ * at net_dev_start_xmit): destination QP and PSN | opcode << 24.
  * Unfragmented IPv4 or IPv6 without extension headers, UDP to port 4791;
  * false for anything else.
  */
-static bool ls_roce_bth(struct sk_buff *skb, u32 *qpn, u32 *aux)
+static bool ls_roce_bth(const struct sk_buff *skb, int net, u32 *qpn, u32 *aux)
 {
 	u8 _b[12], *b;
 	unsigned int off;
@@ -445,19 +446,19 @@ static bool ls_roce_bth(struct sk_buff *skb, u32 *qpn, u32 *aux)
 	if (skb->protocol == htons(ETH_P_IP)) {
 		struct iphdr _iph, *iph;
 
-		iph = skb_header_pointer(skb, 0, sizeof(_iph), &_iph);
+		iph = skb_header_pointer(skb, net, sizeof(_iph), &_iph);
 		if (!iph || iph->version != 4 || iph->ihl < 5 ||
 		    iph->protocol != IPPROTO_UDP ||
 		    (iph->frag_off & htons(IP_MF | IP_OFFSET)))
 			return false;
-		off = iph->ihl * 4;
+		off = net + iph->ihl * 4;
 	} else if (skb->protocol == htons(ETH_P_IPV6)) {
 		struct ipv6hdr _ip6, *ip6;
 
-		ip6 = skb_header_pointer(skb, 0, sizeof(_ip6), &_ip6);
+		ip6 = skb_header_pointer(skb, net, sizeof(_ip6), &_ip6);
 		if (!ip6 || ip6->nexthdr != IPPROTO_UDP)
 			return false;
-		off = sizeof(*ip6);
+		off = net + sizeof(*ip6);
 	} else {
 		return false;
 	}
@@ -484,7 +485,7 @@ static __always_inline void __ls_tp_rx_skb(void *data, struct sk_buff *skb)
 	u32 qpn, aux;
 	u64 now;
 
-	if (!cfg || !cfg->ring_kib || !ls_roce_bth(skb, &qpn, &aux))
+	if (!cfg || !cfg->ring_kib || !ls_roce_bth(skb, 0, &qpn, &aux))
 		return;
 	/* Stamp with IRQs off: a hardirq's record may not slip in before it. */
 	local_irq_save(fl);
@@ -492,6 +493,28 @@ static __always_inline void __ls_tp_rx_skb(void *data, struct sk_buff *skb)
 	ls_emit_record(this_cpu_ptr(ls_pcpu), LS_STAGE_RX_PKT, now, now, qpn,
 		       aux, 0);
 	local_irq_restore(fl);
+}
+
+/*
+ * net_dev_start_xmit: a RoCEv2 packet leaves the stack for the NIC's
+ * driver on this CPU. Its TX_PKT record tells when the probe's message
+ * left its host (the end of the SEND stage). Records only. The network
+ * header is set by then; skb->data is at the link header.
+ */
+static __always_inline void __ls_tp_tx_skb(void *data, const struct sk_buff *skb,
+					   const struct net_device *dev)
+{
+	const struct ls_cfg *cfg = rcu_dereference_sched(ls_active);
+	int net = skb_network_offset(skb);
+	u32 qpn, aux;
+	u64 now;
+
+	/* an IP packet has its network header set by the IP output path */
+	if (!cfg || !cfg->ring_kib || net < 0 || !ls_roce_bth(skb, net, &qpn, &aux))
+		return;
+	now = ktime_get_ns();
+	ls_emit_record(this_cpu_ptr(ls_pcpu), LS_STAGE_TX_PKT, now, now, qpn,
+		       aux, 0);
 }
 
 /*
@@ -549,6 +572,9 @@ LS_OBS_PROBE(LS_H_SCHED_WAKEUP, ls_tp_sched_wakeup,
 	     (void *data, struct task_struct *p), (data, p))
 LS_OBS_PROBE(LS_H_RX_SKB, ls_tp_rx_skb,
 	     (void *data, struct sk_buff *skb), (data, skb))
+LS_OBS_PROBE(LS_H_TX_SKB, ls_tp_tx_skb,
+	     (void *data, const struct sk_buff *skb, const struct net_device *dev),
+	     (data, skb, dev))
 
 /* Compile-time checks that each probe matches its tracepoint's prototype. */
 static void __maybe_unused ls_probe_prototype_checks(void)
@@ -563,6 +589,7 @@ static void __maybe_unused ls_probe_prototype_checks(void)
 	check_trace_callback_type_sched_waking(ls_tp_sched_waking);
 	check_trace_callback_type_sched_wakeup(ls_tp_sched_wakeup);
 	check_trace_callback_type_netif_receive_skb(ls_tp_rx_skb);
+	check_trace_callback_type_net_dev_start_xmit(ls_tp_tx_skb);
 }
 
 struct ls_tp {
@@ -583,6 +610,7 @@ static struct ls_tp ls_tps[] = {
 	{ .name = "sched_waking",	.probe = ls_tp_sched_waking },
 	{ .name = "sched_wakeup",	.probe = ls_tp_sched_wakeup },
 	{ .name = "netif_receive_skb",	.probe = ls_tp_rx_skb },
+	{ .name = "net_dev_start_xmit",	.probe = ls_tp_tx_skb },
 };
 
 /* for_each_kernel_tracepoint() callback: remember the ones we probe. */

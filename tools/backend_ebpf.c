@@ -113,7 +113,7 @@ static int check_tracepoints(bool need_sched, struct ls_err *err)
 		"irq_handler_entry", "irq_handler_exit", "softirq_raise",
 		"softirq_entry", "softirq_exit", "napi_poll",
 		"sched_switch", "sched_wakeup", "sched_waking",
-		"netif_receive_skb",
+		"netif_receive_skb", "net_dev_start_xmit",
 	};
 	char name[128];
 	struct btf *btf;
@@ -214,6 +214,7 @@ static void choose_programs(struct latsplit_bpf *s, bool raw_tp, bool sched,
 		s->progs.btf_softirq_exit, s->progs.btf_napi_poll,
 		s->progs.btf_sched_switch, s->progs.btf_sched_wakeup,
 		s->progs.btf_sched_waking, s->progs.btf_rx_skb,
+		s->progs.btf_tx_skb,
 	};
 	struct bpf_program *raw[] = {
 		s->progs.raw_irq_entry, s->progs.raw_irq_exit,
@@ -221,15 +222,17 @@ static void choose_programs(struct latsplit_bpf *s, bool raw_tp, bool sched,
 		s->progs.raw_softirq_exit, s->progs.raw_napi_poll,
 		s->progs.raw_sched_switch, s->progs.raw_sched_wakeup,
 		s->progs.raw_sched_waking, s->progs.raw_rx_skb,
+		s->progs.raw_tx_skb,
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(btf); i++) {
 		/*
 		 * 6: sched_switch (tasks, IRQ threads); 7, 8: tasks only;
-		 * 9: netif_receive_skb, RX_PKT records only
+		 * 9, 10: netif_receive_skb, net_dev_start_xmit: RX_PKT and
+		 * TX_PKT records only
 		 */
 		bool on = i < 6 || (i == 6 && sched) || (i == 7 && tasks) ||
-			  (i == 8 && tasks) || (i == 9 && records);
+			  (i == 8 && tasks) || (i >= 9 && records);
 
 		bpf_program__set_autoload(btf[i], on && !raw_tp);
 		bpf_program__set_autoload(raw[i], on && raw_tp);
@@ -656,6 +659,7 @@ static int prog_handler(const struct latsplit_bpf *s, const struct bpf_program *
 		{ s->progs.btf_sched_waking, s->progs.raw_sched_waking, LS_H_SCHED_WAKING },
 		{ s->progs.btf_sched_wakeup, s->progs.raw_sched_wakeup, LS_H_SCHED_WAKEUP },
 		{ s->progs.btf_rx_skb, s->progs.raw_rx_skb, LS_H_RX_SKB },
+		{ s->progs.btf_tx_skb, s->progs.raw_tx_skb, LS_H_TX_SKB },
 		{ s->progs.kp_comp_handler, NULL, LS_H_COMP_ENTRY },
 		{ s->progs.kr_comp_handler, NULL, LS_H_COMP_RET },
 	};

@@ -222,19 +222,38 @@ static uint64_t chain_start(const struct rx_index *ix, uint32_t cpu, uint64_t t)
 	return poll != UINT64_MAX ? poll : t;
 }
 
-/* Sample index of an RX_PKT record, or -1 when it is not one of the probe's packets. */
-static long long packet_sample(const struct ls_causal_in *in, const struct ls_record *r)
+/*
+ * Message index of a packet record (RX_PKT or TX_PKT) to qpn whose first
+ * message starts at psn0, pkts packets each, n messages; requests: request
+ * opcodes only, else anything but an ACK. -1 when it is none of them.
+ */
+static long long packet_msg(const struct ls_record *r, uint32_t qpn, int64_t psn0,
+			    uint32_t pkts, bool requests, size_t n)
 {
 	unsigned int op = LS_RX_OPCODE(r->aux), cls = ls_bth_class(op);
 	uint64_t k;
 
-	if (r->id != in->qpn || in->psn0 < 0 || !in->pkts)
+	if (r->id != qpn || psn0 < 0 || !pkts)
 		return -1;
-	if (in->requests ? cls != LS_BTH_REQ : cls == LS_BTH_ACK)
+	if (requests ? cls != LS_BTH_REQ : cls == LS_BTH_ACK)
 		return -1;
-	k = (LS_RX_PSN(r->aux) - (uint64_t)in->psn0) & 0xffffff;
-	k /= in->pkts;
-	return k < in->n ? (long long)k : -1;
+	k = (LS_RX_PSN(r->aux) - (uint64_t)psn0) & 0xffffff;
+	k /= pkts;
+	return k < n ? (long long)k : -1;
+}
+
+/* Sample index of an RX_PKT record, or -1 when it is not one of the probe's packets. */
+static long long packet_sample(const struct ls_causal_in *in, const struct ls_record *r)
+{
+	return packet_msg(r, in->qpn, in->psn0, in->pkts, in->requests, in->n);
+}
+
+/* True when a packet record is the last packet of its message (PSNs from psn0, pkts each). */
+static bool last_of_msg(const struct ls_record *r, int64_t psn0, uint32_t pkts)
+{
+	uint64_t k = (LS_RX_PSN(r->aux) - (uint64_t)psn0) & 0xffffff;
+
+	return k % pkts == pkts - 1;
 }
 
 /* Append a link, growing the array. */
@@ -265,8 +284,11 @@ int ls_causal_link(const struct ls_causal_in *in, struct ls_causal_out *out,
 
 	memset(out, 0, sizeof(*out));
 	out->linked = calloc(in->nrec ? in->nrec : 1, 1);
+	out->last_rx = calloc(in->n ? in->n : 1, sizeof(*out->last_rx));
+	out->last_cpu = calloc(in->n ? in->n : 1, sizeof(*out->last_cpu));
 	hit = calloc(in->n ? in->n : 1, 1);
-	if (!out->linked || !hit || rx_index_build(&ix, in->rec, in->nrec)) {
+	if (!out->linked || !out->last_rx || !out->last_cpu || !hit ||
+	    rx_index_build(&ix, in->rec, in->nrec)) {
 		ret = ls_errnof(err, ENOMEM, "causal attribution: %zu records", in->nrec);
 		goto out;
 	}
@@ -284,6 +306,10 @@ int ls_causal_link(const struct ls_causal_in *in, struct ls_causal_out *out,
 			continue;
 		out->matched++;
 		hit[s] = 1;
+		if (last_of_msg(pk, in->psn0, in->pkts) && t >= out->last_rx[s]) {
+			out->last_rx[s] = t;
+			out->last_cpu[s] = pk->cpu;
+		}
 		chain = chain_start(&ix, pk->cpu, t);
 		if (in->sent && in->sent[s] > chain)
 			chain = in->sent[s] < t ? in->sent[s] : t;
@@ -353,7 +379,34 @@ void ls_causal_free(struct ls_causal_out *out)
 {
 	free(out->link);
 	free(out->linked);
+	free(out->last_rx);
+	free(out->last_cpu);
 	out->link = NULL;
 	out->linked = NULL;
+	out->last_rx = NULL;
+	out->last_cpu = NULL;
 	out->nlink = 0;
+}
+
+/* When each of the host's own messages left it (see causal.h). */
+void ls_causal_sent(const struct ls_causal_tx *tx, uint64_t *left, uint32_t *cpu)
+{
+	for (size_t i = 0; i < tx->n; i++) {
+		left[i] = 0;
+		cpu[i] = 0;
+	}
+	for (size_t p = 0; p < tx->nrec; p++) {
+		const struct ls_record *r = &tx->rec[p];
+		long long s;
+
+		if (r->stage != LS_STAGE_TX_PKT)
+			continue;
+		s = packet_msg(r, tx->qpn, tx->psn0, tx->pkts, tx->requests, tx->n);
+		if (s < 0 || !last_of_msg(r, tx->psn0, tx->pkts) || r->start_ns < tx->posted[s])
+			continue;
+		if (!left[s] || r->start_ns < left[s]) {
+			left[s] = r->start_ns;
+			cpu[s] = r->cpu;
+		}
+	}
 }

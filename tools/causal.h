@@ -19,7 +19,10 @@
  * on (with Soft-RoCE the packet's own processing follows on c after
  * netif_receive_skb, inside the poll or in a tasklet). Receive-path work
  * anywhere else is concurrent: it overlapped the sample but did not carry
- * it.
+ * it. From the message's last packet entering the stack until the
+ * application saw it, the message was in the host whatever ran (DELIVER:
+ * Soft-RoCE's work items on any CPU, the completion's write, the
+ * application's next look), wherever no record says what.
  */
 #ifndef LS_CAUSAL_H
 #define LS_CAUSAL_H
@@ -42,6 +45,8 @@ struct ls_causal_in {
 	uint32_t qpn;			/* QP the probe's packets to this host address */
 	int64_t psn0;			/* PSN of sample 0's first packet; < 0: unknown */
 	uint32_t pkts;			/* packets per message */
+	bool seen_app;			/* seen is the application's own stamp (not a
+					 * bound): the message's DELIVER spans count */
 	bool requests;			/* true: only request opcodes are the probe's
 					 * (the responder: ACKs of its answers share the
 					 * QP); false: anything but an ACK (the prober:
@@ -63,6 +68,22 @@ struct ls_causal_out {
 	size_t packets;			/* RX_PKT records */
 	size_t matched;			/* of them, one of a sample's packets */
 	size_t samples;			/* samples with a matched packet */
+	uint64_t *last_rx;		/* [n]: the message's last packet entered
+					 * the stack (latest copy before "seen");
+					 * 0: not recorded */
+	uint32_t *last_cpu;		/* [n]: on that CPU */
+};
+
+/* One host, as it sent its own probe messages. */
+struct ls_causal_tx {
+	const struct ls_record *rec;	/* the host's records, its own clock */
+	size_t nrec;
+	size_t n;			/* samples */
+	const uint64_t *posted;		/* [n]: its application posted message i */
+	uint32_t qpn;			/* QP its probe packets address (the peer's) */
+	int64_t psn0;			/* PSN of message 0's first packet; < 0: unknown */
+	uint32_t pkts;			/* packets per message */
+	bool requests;			/* as ls_causal_in's, for the packets sent */
 };
 
 /* True for the stages of the receive path (what a packet's arrival runs). */
@@ -81,5 +102,13 @@ int ls_causal_link(const struct ls_causal_in *in, struct ls_causal_out *out,
 void ls_causal_arrivals(const struct ls_causal_in *in, const struct ls_causal_out *out,
 			uint64_t *arrive);
 void ls_causal_free(struct ls_causal_out *out);
+/*
+ * When each of the host's own messages left it, into left[tx->n] and
+ * cpu[tx->n] (0: no record): the TX_PKT of the message's last packet, the
+ * first copy at or after its post (a retransmit is the network's loss, not
+ * the host's time). From the post to then the message was in the host
+ * (SEND).
+ */
+void ls_causal_sent(const struct ls_causal_tx *tx, uint64_t *left, uint32_t *cpu);
 
 #endif /* LS_CAUSAL_H */

@@ -1075,6 +1075,7 @@ struct bd_an {
 	bool conc_ok;
 	struct {
 		size_t packets, matched, samples, n;
+		size_t delivered, sent;	/* samples with a DELIVER, a SEND span */
 	} rx[2];			/* per host: its probe packets as RX_PKT saw them */
 	bool host_measured[2];
 	uint8_t *tail;
@@ -1362,30 +1363,53 @@ static int task_ents(const struct bd_an *a, struct bd_sets *S, const struct ls_r
 }
 
 /*
+ * A span the host derived for sample i (DELIVER, SEND) from `from` to `to`
+ * in its clock, on its CPU cpu, into the sets (moved by shift, cpu_off).
+ */
+static int span_ent(struct bd_sets *S, unsigned int stage, size_t i, uint64_t from,
+		    uint64_t to, uint32_t cpu, int64_t shift, unsigned int cpu_off)
+{
+	struct ls_record c = { .stage = stage, .cpu = cpu + cpu_off };
+	int64_t st = (int64_t)from - shift, en = (int64_t)to - shift;
+
+	if (!from || st < 0 || en <= st || cpu >= LS_MAX_CPUS)
+		return 0;
+	c.start_ns = (uint64_t)st;
+	c.end_ns = (uint64_t)en;
+	return sets_ent(S, &c, (long long)i);
+}
+
+/*
  * One host's records into the sets, causally (see causal.h): the probe
  * task's stages count for the windows they overlap from the sample's
  * message's arrival on (a PREEMPT only when it ends just before a "seen"
  * of pre_seen), the receive path only for the samples whose packets it
- * carried, the rest of the receive path is concurrent. shift moves the
- * records into the prober's clock, cpu_off keeps the hosts' CPUs apart.
+ * carried, the rest of the receive path is concurrent; each message's
+ * DELIVER (its last packet in to "seen") and, with tx, SEND (posted to its
+ * last packet out). shift moves the records into the prober's clock,
+ * cpu_off keeps the hosts' CPUs apart.
  */
 static int host_sets(struct bd_an *a, int hi, const struct ls_bd_host *h,
-		     const struct ls_causal_in *cin, const uint64_t *pre_seen,
-		     size_t pre_n, uint64_t slack, int64_t shift, unsigned int cpu_off,
-		     struct bd_sets *S, struct ls_err *err)
+		     const struct ls_causal_in *cin, const struct ls_causal_tx *tx,
+		     const uint64_t *pre_seen, size_t pre_n, uint64_t slack, int64_t shift,
+		     unsigned int cpu_off, struct bd_sets *S, struct ls_err *err)
 {
+	size_t nt = tx && tx->n ? tx->n : 1;
 	struct ls_causal_out co;
-	uint64_t *arrive;
+	uint64_t *arrive, *left;
+	uint32_t *left_cpu;
 	size_t l = 0;
 	int ret = 0;
 
 	arrive = malloc((cin->n ? cin->n : 1) * sizeof(*arrive));
-	if (!arrive)
-		return ls_errnof(err, ENOMEM, "arrivals of %zu samples", cin->n);
-	if (ls_causal_link(cin, &co, err)) {
-		free(arrive);
-		return -1;
+	left = malloc(nt * sizeof(*left));
+	left_cpu = malloc(nt * sizeof(*left_cpu));
+	if (!arrive || !left || !left_cpu) {
+		ls_errnof(err, ENOMEM, "arrivals of %zu samples", cin->n);
+		goto fail;
 	}
+	if (ls_causal_link(cin, &co, err))
+		goto fail;
 	ls_causal_arrivals(cin, &co, arrive);
 	a->rx[hi].packets = co.packets;
 	a->rx[hi].matched = co.matched;
@@ -1427,11 +1451,33 @@ static int host_sets(struct bd_an *a, int hi, const struct ls_bd_host *h,
 			}
 		}
 	}
+	/* the message in the host: its last packet in to "seen" */
+	for (size_t i = 0; cin->seen_app && i < cin->n && !ret; i++) {
+		a->rx[hi].delivered += co.last_rx[i] && co.last_rx[i] < cin->seen[i];
+		ret = span_ent(S, LS_STAGE_DELIVER, i, co.last_rx[i], cin->seen[i],
+			       co.last_cpu[i], shift, cpu_off);
+	}
+	/* and the host's own message: posted to its last packet out */
+	if (tx) {
+		ls_causal_sent(tx, left, left_cpu);
+		for (size_t i = 0; i < tx->n && !ret; i++) {
+			a->rx[hi].sent += left[i] != 0;
+			ret = span_ent(S, LS_STAGE_SEND, i, left[i] ? tx->posted[i] : 0,
+				       left[i], left_cpu[i], shift, cpu_off);
+		}
+	}
 	ls_causal_free(&co);
 	free(arrive);
+	free(left);
+	free(left_cpu);
 	if (ret)
 		return ls_errnof(err, ENOMEM, "attribution: %zu records", h->nrec);
 	return 0;
+fail:
+	free(arrive);
+	free(left);
+	free(left_cpu);
+	return -1;
 }
 
 /*
@@ -1452,10 +1498,11 @@ static int attribute(struct bd_an *a, const struct ls_probe_run *run,
 	uint64_t *seen = malloc((a->n ? a->n : 1) * sizeof(*seen));
 	uint64_t *rx_seen = malloc((a->n ? a->n : 1) * sizeof(*rx_seen));
 	uint64_t *sent = malloc((a->n ? a->n : 1) * sizeof(*sent));
+	uint64_t *posted = malloc((a->n ? a->n : 1) * sizeof(*posted));
 	struct bd_sets S = { 0 };
 	int ret = -1;
 
-	if (!seen || !rx_seen || !sent) {
+	if (!seen || !rx_seen || !sent || !posted) {
 		ls_errnof(err, ENOMEM, "%zu samples", a->n);
 		goto out;
 	}
@@ -1463,7 +1510,7 @@ static int attribute(struct bd_an *a, const struct ls_probe_run *run,
 		struct ls_causal_in cin = {
 			.rec = local->rec, .nrec = local->nrec, .n = a->n, .seen = seen,
 			.qpn = run->qpn, .psn0 = run->ans_psn0, .pkts = run->pkts,
-			.requests = false,
+			.seen_app = true, .requests = false,
 		};
 
 		/* an answer leaves the responder at its "answered" stamp */
@@ -1472,10 +1519,19 @@ static int attribute(struct bd_an *a, const struct ls_probe_run *run,
 				sent[i] = (uint64_t)((int64_t)run->peer[i].end_ns - a->theta_ns);
 			cin.sent = sent;
 		}
+		/* its request: posted at the sample's start, to the responder's QP */
+		struct ls_causal_tx tx = {
+			.rec = local->rec, .nrec = local->nrec, .n = a->n, .posted = posted,
+			.qpn = run->peer_qpn, .psn0 = run->req_psn0, .pkts = run->pkts,
+			.requests = true,
+		};
+
 		memcpy(cfg.cpumask, local->cpumask, sizeof(local->cpumask));
-		for (size_t i = 0; i < a->n; i++)
+		for (size_t i = 0; i < a->n; i++) {
 			seen[i] = run->samples[i].end_ns;	/* the prober saw the answer */
-		if (host_sets(a, 0, local, &cin, seen, a->n, slack, 0, 0, &S, err))
+			posted[i] = run->samples[i].start_ns;
+		}
+		if (host_sets(a, 0, local, &cin, &tx, seen, a->n, slack, 0, 0, &S, err))
 			goto out;
 		a->host_measured[0] = true;
 	}
@@ -1489,7 +1545,7 @@ static int attribute(struct bd_an *a, const struct ls_probe_run *run,
 		struct ls_causal_in cin = {
 			.rec = peer->rec, .nrec = peer->nrec, .n = rx_n, .seen = rx_seen,
 			.qpn = run->peer_qpn, .psn0 = run->req_psn0, .pkts = run->pkts,
-			.requests = true,
+			.seen_app = a->peer_n > 0, .requests = true,
 		};
 
 		for (int w = 0; w < LS_CPUMASK_WORDS; w++)
@@ -1503,7 +1559,16 @@ static int attribute(struct bd_an *a, const struct ls_probe_run *run,
 		for (size_t i = 0; i < rx_n; i++)
 			rx_seen[i] = a->peer_n ? run->peer[i].start_ns :
 				     (uint64_t)((int64_t)run->samples[i].end_ns + a->theta_ns);
-		if (host_sets(a, 1, peer, &cin, seen, a->peer_n, slack, a->theta_ns,
+		/* its answer: posted at its "answered" stamp, to the prober's QP */
+		struct ls_causal_tx tx = {
+			.rec = peer->rec, .nrec = peer->nrec, .n = a->peer_n, .posted = posted,
+			.qpn = run->qpn, .psn0 = run->ans_psn0, .pkts = run->pkts,
+			.requests = false,
+		};
+
+		for (size_t i = 0; i < a->peer_n; i++)
+			posted[i] = run->peer[i].end_ns;
+		if (host_sets(a, 1, peer, &cin, a->peer_n ? &tx : NULL, seen, a->peer_n, slack, a->theta_ns,
 			      LS_MAX_CPUS, &S, err))
 			goto out;
 		a->host_measured[1] = true;
@@ -1533,6 +1598,7 @@ out:
 	free(seen);
 	free(rx_seen);
 	free(sent);
+	free(posted);
 	return ret;
 }
 
@@ -1948,9 +2014,9 @@ static void print_text(const struct bd_an *a, const struct ls_probe_result *r,
 		if (!a->host_measured[h])
 			continue;
 		if (a->rx[h].packets)
-			printf("  %s: %zu of %zu samples matched by their packets (%zu of %zu RoCE packets seen were the probe's)\n",
+			printf("  %s: %zu of %zu samples matched by their packets (%zu of %zu RoCE packets seen were the probe's); in the host after their last packet came in: %zu, before their own last packet left: %zu\n",
 			       host_names[h], a->rx[h].samples, a->rx[h].n, a->rx[h].matched,
-			       a->rx[h].packets);
+			       a->rx[h].packets, a->rx[h].delivered, a->rx[h].sent);
 		else
 			printf("  %s: no RoCE packet seen by the backend: its receive path is all concurrent (a NIC that bypasses the kernel, or a backend without RX_PKT records)\n",
 			       host_names[h]);
@@ -2232,6 +2298,8 @@ static void print_json(FILE *fp, const struct bd_an *a, const struct ls_probe_re
 		ls_json_u64(&j, "probe_packets", a->rx[h].matched);
 		ls_json_u64(&j, "samples_matched", a->rx[h].samples);
 		ls_json_u64(&j, "samples", a->rx[h].n);
+		ls_json_u64(&j, "samples_delivered", a->rx[h].delivered);
+		ls_json_u64(&j, "samples_sent", a->rx[h].sent);
 		ls_json_obj_close(&j);
 	}
 	ls_json_arr_close(&j);
@@ -2312,7 +2380,8 @@ static long long sample_psn(int64_t psn0, const struct ls_probe_run *run, size_t
 /*
  * --samples: one CSV row per sample with its three parts and its packets'
  * PSNs, then the round-trip window's kernel time per host and stage (the
- * columns add up to kernel_rtt_window_ns; RX_PKT instants take no time).
+ * columns add up to kernel_rtt_window_ns; RX_PKT and TX_PKT instants take no
+ * time).
  */
 static void write_samples(FILE *fp, const struct bd_an *a, const struct ls_probe_run *run)
 {
@@ -2322,7 +2391,7 @@ static void write_samples(FILE *fp, const struct bd_an *a, const struct ls_probe
 		"kernel_ns,base_ns,kernel_rtt_window_ns,tail,req_psn,ans_psn");
 	for (unsigned int h = 0; h < LS_ATTR_HOSTS; h++)
 		for (unsigned int st = 0; st < LS_NR_STAGES; st++)
-			if (st != LS_STAGE_RX_PKT)
+			if (st != LS_STAGE_RX_PKT && st != LS_STAGE_TX_PKT)
 				fprintf(fp, ",%s_%s_ns", host[h], ls_stage_name(st));
 	fputc('\n', fp);
 	for (size_t i = 0; i < a->n; i++) {
@@ -2335,7 +2404,7 @@ static void write_samples(FILE *fp, const struct bd_an *a, const struct ls_probe
 			sample_psn(run->ans_psn0, run, i));
 		for (unsigned int h = 0; h < LS_ATTR_HOSTS; h++)
 			for (unsigned int st = 0; st < LS_NR_STAGES; st++)
-				if (st != LS_STAGE_RX_PKT)
+				if (st != LS_STAGE_RX_PKT && st != LS_STAGE_TX_PKT)
 					fprintf(fp, ",%llu", (unsigned long long)
 						ls_attr_win_stage(&a->attr, i, h, st));
 		fputc('\n', fp);

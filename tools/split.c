@@ -25,6 +25,9 @@ static const char *const stage_names[LS_NR_STAGES] = {
 	[LS_STAGE_PREEMPT]	= "preempt",
 	[LS_STAGE_IRQ_THREAD]	= "irq_thread",
 	[LS_STAGE_RX_PKT]	= "rx_pkt",
+	[LS_STAGE_DELIVER]	= "deliver",
+	[LS_STAGE_TX_PKT]	= "tx_pkt",
+	[LS_STAGE_SEND]		= "send",
 };
 
 /*
@@ -32,7 +35,9 @@ static const char *const stage_names[LS_NR_STAGES] = {
  * inside a NET_RX softirq run; an IRQ thread or a preempting task is work
  * done instead of the probe; interference is hardirq/softirq time on the
  * probe CPU not already named above; softirq wait, wakeup and completion
- * are spans that contain the stages above and only keep their gaps.
+ * are spans that contain the stages above and only keep their gaps, and
+ * deliver (a message in the host, its last packet in to "seen") and send
+ * (posted to its last packet out) keep what is left.
  */
 static const int stage_rank[LS_NR_STAGES] = {
 	[LS_STAGE_HARDIRQ]	= 0,
@@ -45,6 +50,9 @@ static const int stage_rank[LS_NR_STAGES] = {
 	[LS_STAGE_WAKEUP]	= 7,
 	[LS_STAGE_COMPLETION]	= 8,
 	[LS_STAGE_RX_PKT]	= 9,	/* an instant: never counted */
+	[LS_STAGE_DELIVER]	= 10,	/* what no record inside it names */
+	[LS_STAGE_SEND]		= 11,	/* likewise, on the way out */
+	[LS_STAGE_TX_PKT]	= 12,	/* an instant: never counted */
 };
 
 static const char *const part_names[LS_NR_PARTS] = {

@@ -58,12 +58,15 @@ struct ls_thresholds {
  * Kernel time split in two. Waits: work that was due and did not run (a
  * raised softirq not yet entered, a hard IRQ's thread not yet running, a
  * completion event's task not yet woken, the probe task runnable or its
- * CPU taken). Work: the handlers running (hard IRQ, softirq, NAPI poll,
- * completion processing). RX_PKT is an instant and in neither.
+ * CPU taken, a message in the host that no handler was running for:
+ * DELIVER on the way in, SEND on the way out). Work: the handlers running
+ * (hard IRQ, softirq, NAPI poll, completion processing). RX_PKT and TX_PKT
+ * are instants and in neither.
  */
 #define LS_VD_WAIT_STAGES	((1u << LS_STAGE_SOFTIRQ_WAIT) | (1u << LS_STAGE_IRQ_THREAD) | \
 				 (1u << LS_STAGE_WAKEUP) | (1u << LS_STAGE_PREEMPT) | \
-				 (1u << LS_STAGE_INTERFERENCE))
+				 (1u << LS_STAGE_INTERFERENCE) | (1u << LS_STAGE_DELIVER) | \
+				 (1u << LS_STAGE_SEND))
 #define LS_VD_WORK_STAGES	((1u << LS_STAGE_HARDIRQ) | (1u << LS_STAGE_SOFTIRQ_RUN) | \
 				 (1u << LS_STAGE_NAPI_POLL) | (1u << LS_STAGE_COMPLETION))
 

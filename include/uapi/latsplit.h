@@ -50,6 +50,19 @@
  *			PSN | opcode << 24. No histogram; it ties the receive
  *			path's records to the probe sample whose packet they
  *			carried (causal attribution, see methodology.rst).
+ * DELIVER		never emitted by a backend: user space derives it per
+ *			sample, from the message's last packet's RX_PKT to the
+ *			application seeing the message (the message was in
+ *			the host: Soft-RoCE's work items, the completion's
+ *			write, the application's next look).
+ * TX_PKT		an instant like RX_PKT: a RoCEv2 packet left the stack
+ *			for the NIC's driver on this CPU (net_dev_start_xmit).
+ *			id = BTH destination QP, aux = PSN | opcode << 24.
+ * SEND			never emitted by a backend: user space derives it per
+ *			sample, from the application posting its message to
+ *			the TX_PKT of the message's last packet (Soft-RoCE's
+ *			requester work, the qdisc: the message was still in
+ *			the host).
  */
 enum ls_stage {
 	LS_STAGE_HARDIRQ	= 0,
@@ -62,7 +75,10 @@ enum ls_stage {
 	LS_STAGE_PREEMPT	= 7,
 	LS_STAGE_IRQ_THREAD	= 8,
 	LS_STAGE_RX_PKT		= 9,
-	LS_NR_STAGES		= 10,
+	LS_STAGE_DELIVER	= 10,
+	LS_STAGE_TX_PKT		= 11,
+	LS_STAGE_SEND		= 12,
+	LS_NR_STAGES		= 13,
 };
 
 /* Softirq vectors as the kernel numbers them (include/linux/interrupt.h). */
@@ -240,7 +256,8 @@ struct ls_hist_header {
  * it (CLOCK_MONOTONIC at its entry to its exit, including the record it
  * wrote); its probes run that frame with IRQs off, so none nests in
  * another and a CPU's sum is wall time taken from it. The eBPF backend
- * does not report it yet (Documentation/methodology.rst). The numbering
+ * reports the kernel's BPF run-time statistics per handler instead, all
+ * CPUs together (Documentation/methodology.rst). The numbering
  * is ABI: latsplit.ko's `observer` file names them.
  */
 enum ls_handler {
@@ -256,7 +273,8 @@ enum ls_handler {
 	LS_H_RX_SKB		= 9,	/* net:netif_receive_skb */
 	LS_H_COMP_ENTRY		= 10,	/* ib_uverbs_comp_handler entry (kprobe) */
 	LS_H_COMP_RET		= 11,	/* ib_uverbs_comp_handler return */
-	LS_NR_HANDLERS		= 12,
+	LS_H_TX_SKB		= 12,	/* net:net_dev_start_xmit */
+	LS_NR_HANDLERS		= 13,
 };
 
 /* Initializer of a name table indexed by enum ls_handler. */
@@ -273,6 +291,7 @@ enum ls_handler {
 	[LS_H_RX_SKB]		= "netif_receive_skb",		\
 	[LS_H_COMP_ENTRY]	= "comp_handler_entry",		\
 	[LS_H_COMP_RET]		= "comp_handler_return",	\
+	[LS_H_TX_SKB]		= "net_dev_start_xmit",		\
 }
 
 /* One (CPU, handler) cell of the observer's cost. */

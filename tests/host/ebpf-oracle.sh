@@ -200,9 +200,10 @@ else
 	not_ok "records: one hardirq record per counted hardirq, none dropped, inside the window"
 fi
 
-# RX_PKT: crafted RoCEv2 datagrams over loopback (IPv4 and IPv6) come back
-# as one record each with their BTH destination QP, PSN and opcode; a
-# datagram to another port, or too short to hold a BTH, leaves none.
+# RX_PKT and TX_PKT: crafted RoCEv2 datagrams over loopback (IPv4 and
+# IPv6) come back as one record each way with their BTH destination QP, PSN
+# and opcode, each TX_PKT no later than its RX_PKT; a datagram to another
+# port, or too short to hold a BTH, leaves none.
 cat > "$WORK/roce_send.py" <<'EOF'
 import socket, sys, time
 time.sleep(float(sys.argv[1]))
@@ -220,12 +221,18 @@ s4.sendto(b"short", ("127.0.0.1", 4791))
 EOF
 cat > "$WORK/rx_check.py" <<'EOF'
 import sys
-rx = [l.split() for l in open(sys.argv[1]) if not l.startswith("#") and l.split()[4] == "rx_pkt"]
-got = sorted((int(r[5]), int(r[6]) & 0xffffff, int(r[6]) >> 24) for r in rx)
+recs = [l.split() for l in open(sys.argv[1]) if not l.startswith("#")]
 want = sorted([(0x12345, (0xfffff0 + i) & 0xffffff, 0x0a) for i in range(40)] +
               [(0xabcdef, i, 0x11) for i in range(10)])
-assert got == want, "got %d records, first %s; want %d" % (len(got), got[:3], len(want))
-assert all(r[0] == r[1] for r in rx), "an RX_PKT is an instant"
+at = {}
+for kind in ("rx_pkt", "tx_pkt"):
+    rx = [r for r in recs if r[4] == kind]
+    got = sorted((int(r[5]), int(r[6]) & 0xffffff, int(r[6]) >> 24) for r in rx)
+    assert got == want, "%s: got %d records, first %s; want %d" % (kind, len(got), got[:3], len(want))
+    assert all(r[0] == r[1] for r in rx), "a %s is an instant" % kind
+    at[kind] = {(int(r[5]), int(r[6])): int(r[0]) for r in rx}
+late = [k for k, t in at["tx_pkt"].items() if t > at["rx_pkt"][k]]
+assert not late, "%d packets received before they were sent, e.g. %s" % (len(late), late[:2])
 print("ok")
 EOF
 for mode in tp_btf raw_tp; do
@@ -235,7 +242,7 @@ for mode in tp_btf raw_tp; do
 		--records "$WORK/rx.$mode.txt" -D 3 > /dev/null 2> "$WORK/rx.$mode.err"
 	rc=$?
 	wait $snd
-	check "RX_PKT ($mode): 50 records with the QPN, PSN and opcode sent, none for port 4792 or a short datagram (record rc $rc)" \
+	check "RX_PKT and TX_PKT ($mode): 50 records each with the QPN, PSN and opcode sent, TX before RX, none for port 4792 or a short datagram (record rc $rc)" \
 		python3 "$WORK/rx_check.py" "$WORK/rx.$mode.txt"
 done
 

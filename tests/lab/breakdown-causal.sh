@@ -88,10 +88,12 @@ one() {
 	[ "$BD_K" -gt 0 ] || return
 	bd_pair_diag "$name"
 	bd_diag "$W/$name.json"
-	check "$name: half the samples held, 95 % matched" bd_pair_get "$name" \
-		'(r["matched"] >= 0.95 * r["n"] and abs(r["faulted"] - r["matched"] / 2) <= 0.05 * r["n"]) or sys.exit(1)'
+	check "$name: 95 % matched, exactly the answers whose PSN hashes to 1 held" bd_pair_get "$name" \
+		'(r["matched"] >= 0.95 * r["n"] and r["faulted"] == r["hashed"]["ans"]) or sys.exit(1)'
 	check "$name: RX_PKT records named 95 % of the samples on both hosts" bd_get "$W/$name.json" \
 		"all(h['samples_matched'] >= 0.95 * h['samples'] for h in d['attribution']['hosts']) and len(d['attribution']['hosts']) == 2 or sys.exit(1)"
+	check "$name: TX_PKT records ended the SEND of 95 % of the samples on both hosts, RX_PKT began their DELIVER" bd_get "$W/$name.json" \
+		"all(min(h['samples_sent'], h['samples_delivered']) >= 0.95 * h['samples'] for h in d['attribution']['hosts']) or sys.exit(1)"
 	if [ "$1" = beside ]; then
 		check "$name: queuing difference = the wire's hold +-10 % (measured to +-15 %)" \
 			bd_pair_within "$name" queuing-truth 0 0.1 0.15

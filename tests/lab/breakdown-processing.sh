@@ -61,8 +61,8 @@ one() {
 	else not_ok "$name: samples matched to the injector's log"; return; fi
 	bd_pair_diag "$name"
 	bd_diag "$W/$name.json"
-	check "$name: half the samples faulted" bd_pair_get "$name" \
-		'abs(r["faulted"] - r["n"] / 2) <= 0.05 * r["n"] or sys.exit(1)'
+	check "$name: exactly the packets whose PSN hashes to 1 faulted" bd_pair_get "$name" \
+		"r['faulted'] == r['hashed']['$([ "$at" = responder ] && echo req || echo ans)'] or sys.exit(1)"
 	# The injected busy-wait can delay the sample by more than itself (the
 	# emulator; 0.04-0.19 ms over 0.5 ms in fresh-clone runs), and that
 	# time is the host's too: processing must equal the injected time,

@@ -39,9 +39,11 @@ REC_FMT = "<QQIHHII"
 REC_SIZE = struct.calcsize(REC_FMT)
 MAX_IRQS, NR_SOFTIRQS = 32, 10
 S_HARDIRQ, S_SWAIT, S_SRUN, S_NAPI, S_COMP, S_WAKE, S_INTF, S_PREEMPT, S_THREAD, S_RXPKT = range(10)
-NR_STAGES = 10
+S_DELIVER, S_TXPKT, S_SEND = 10, 11, 12     # DELIVER and SEND: never recorded
+NR_STAGES = 13
 STAGE = ["hardirq", "softirq_wait", "softirq_run", "napi_poll", "completion",
-         "wakeup", "interference", "preempt", "irq_thread", "rx_pkt"]
+         "wakeup", "interference", "preempt", "irq_thread", "rx_pkt",
+         "deliver", "tx_pkt", "send"]
 SLOT_HARDIRQ, SLOT_COMP, SLOT_THREAD = 0, 32, 64
 SLOT_SWAIT, SLOT_SRUN = 96, 106
 SLOT_NAPI, SLOT_WAKE, SLOT_INTF, SLOT_PREEMPT, NR_SLOTS = 116, 117, 118, 119, 120
@@ -206,7 +208,7 @@ def cmd_oracle(d, tol):
 HANDLERS = ["irq_handler_entry", "irq_handler_exit", "softirq_raise",
             "softirq_entry", "softirq_exit", "napi_poll", "sched_switch",
             "sched_waking", "sched_wakeup", "netif_receive_skb",
-            "comp_handler_entry", "comp_handler_return"]
+            "comp_handler_entry", "comp_handler_return", "net_dev_start_xmit"]
 
 
 def read_observer(path):
@@ -368,9 +370,11 @@ def cmd_records(d, rec_path, tasks, expect_nodrops, rt, ctxsw=False):
         elif r["stage"] in (S_WAKE, S_PREEMPT):
             if r["id"] not in tasks:
                 why = "task id not named"
-        elif r["stage"] == S_RXPKT:
+        elif r["stage"] in (S_RXPKT, S_TXPKT):
             if r["start"] != r["end"] or r["flags"] or r["id"] >= 1 << 24:
-                why = "RX_PKT not an instant with a 24-bit QPN"
+                why = "%s not an instant with a 24-bit QPN" % STAGE[r["stage"]]
+        elif r["stage"] in (S_DELIVER, S_SEND):
+            why = "a derived stage recorded"
         elif slot_of(r, irqs) is None:
             why = "id not valid for stage"
         if r["stage"] == S_SRUN and bool(r["flags"] & F_NESTED) != (r["aux"] > 0):
@@ -388,13 +392,14 @@ def cmd_records(d, rec_path, tasks, expect_nodrops, rt, ctxsw=False):
     result(h["records"] == len(recs),
            "hist header counts the records read (%d == %d)" % (h["records"], len(recs)),
            "header %d, read %d" % (h["records"], len(recs)))
-    # RX_PKT records have no histogram: written = histogram events written
-    # + RX_PKT written; drops may hold RX_PKTs too (then only bounds hold).
+    # RX_PKT and TX_PKT records have no histogram: written = histogram
+    # events written + packet instants written; drops may hold instants too
+    # (then only bounds hold).
     hist_total = sum(v[0] for v in hist.values())
-    rx = sum(1 for r in recs if r["stage"] == S_RXPKT)
+    rx = sum(1 for r in recs if r["stage"] in (S_RXPKT, S_TXPKT))
     result(h["records"] <= hist_total + rx <= h["records"] + h["drops"] and
            (h["drops"] or hist_total + rx == h["records"]),
-           "every histogram event was written or dropped (%d + %d RX_PKT vs %d + %d)"
+           "every histogram event was written or dropped (%d + %d RX_PKT/TX_PKT vs %d + %d)"
            % (hist_total, rx, h["records"], h["drops"]), "mismatch")
     badb = ["cpu %d slot %d: buckets %d count %d" % (k[0], k[1], sum(v[3]), v[0])
             for k, v in sorted(hist.items()) if sum(v[3]) != v[0]]

@@ -181,6 +181,13 @@ def judge(runs, extra, errors=()):
     usable = [f for _, faulted, _ in runs for f in faulted if f is not None]
     rep = {"n": sum(len(r[0]) for r in runs), "runs": len(runs), "matched": len(usable),
            "faulted": sum(1 for f in usable if f)}
+    # How many of the matched samples' request and answer PSNs psn=hash
+    # selects: a psn=hash fault on one direction faulted exactly those
+    # (one packet per message; a pseudo-random half, 400 +-14 of 800).
+    rep["hashed"] = {
+        d: sum(1 for samples, faulted, _ in runs for s, f in zip(samples, faulted)
+               if f is not None and psn_hash_bit(s[d + "_psn"]))
+        for d in ("req", "ans")}
     t = pooled("truth")
     rep["pairs"] = len(t)          # differences: up to two per faulted sample
     tmed, tlo, thi = ci_median(t)

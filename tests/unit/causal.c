@@ -399,4 +399,97 @@ TEST(random_links_are_on_the_packets_cpu)
 	free(seen);
 }
 
+/*
+ * Where each message's DELIVER span starts: its last packet's entry into
+ * the stack. Three packets per message (PSNs 100-102, 103-105, 106-108):
+ * sample 0's last packet came twice (a retransmit, the later copy before
+ * "seen" counts), sample 1's last packet entered after its host saw the
+ * message (not its path: a copy after the fact) and its second packet is
+ * not a last one, sample 2's last packet was never recorded (a full ring):
+ * no span rather than one from an earlier packet.
+ */
+TEST(deliver_starts_at_the_last_packet)
+{
+	struct ls_record r[] = {
+		pkt(1000, 0, QPN, 100, OP_WRITE),
+		pkt(1100, 0, QPN, 101, OP_WRITE),
+		pkt(1200, 1, QPN, 102, OP_WRITE),
+		pkt(1500, 0, QPN, 102, OP_WRITE),	/* retransmitted copy */
+		pkt(5000, 0, QPN, 103, OP_WRITE),
+		pkt(5100, 0, QPN, 104, OP_WRITE),
+		pkt(5900, 0, QPN, 105, OP_WRITE),	/* after seen (5800) */
+		pkt(9000, 1, QPN, 106, OP_WRITE),
+		pkt(9100, 1, QPN, 107, OP_WRITE),
+		pkt(9150, 1, QPN, 108, OP_ACK),		/* an ACK is not the probe's */
+	};
+	uint64_t seen[] = { 2000, 5800, 9800 };
+	struct ls_causal_in in = { .rec = r, .nrec = 10, .n = 3, .seen = seen, .qpn = QPN,
+				   .psn0 = 100, .pkts = 3, .requests = false };
+	struct ls_causal_out o;
+	struct ls_err e;
+
+	ASSERT_EQ(0, ls_causal_link(&in, &o, &e));
+	EXPECT_EQ(3, o.samples);
+	EXPECT_EQ(1500, o.last_rx[0]);
+	EXPECT_EQ(0, o.last_cpu[0]);
+	EXPECT_EQ(0, o.last_rx[1]);
+	EXPECT_EQ(0, o.last_rx[2]);
+	ls_causal_free(&o);
+	ls_causal_free(&o);	/* freeing twice is allowed */
+}
+
+/* A TX_PKT instant: packet (qpn, psn, op) left on cpu at t. */
+static struct ls_record txpkt(uint64_t t, unsigned int cpu, uint32_t qpn, uint32_t psn,
+			      unsigned int op)
+{
+	struct ls_record r = pkt(t, cpu, qpn, psn, op);
+
+	r.stage = LS_STAGE_TX_PKT;
+	return r;
+}
+
+/*
+ * When the host's own messages left it (SEND's end): two packets per
+ * message (PSNs 200-201, 202-203, 204-205, 206-207). Message 0's last
+ * packet left at 1500 and again at 9000 (a retransmit: the network's loss,
+ * the first copy counts); message 1's last packet is stamped before its
+ * post (not its own send) and then at 4200; message 2's last packet never
+ * left (a dropped record): no span; message 3's only candidates are an
+ * ACK with its PSN, a packet to another QP and an RX_PKT: none counts.
+ */
+TEST(send_ends_at_the_last_packet_out)
+{
+	struct ls_record r[] = {
+		txpkt(1200, 0, QPN, 200, OP_WRITE),
+		txpkt(1500, 1, QPN, 201, OP_WRITE),
+		txpkt(9000, 0, QPN, 201, OP_WRITE),	/* retransmit */
+		txpkt(3500, 0, QPN, 203, OP_WRITE),	/* before message 1's post */
+		txpkt(4200, 1, QPN, 203, OP_WRITE),
+		txpkt(6100, 0, QPN, 204, OP_WRITE),
+		txpkt(8100, 0, QPN, 207, OP_ACK),
+		txpkt(8200, 0, QPN + 1, 207, OP_WRITE),
+		pkt(8300, 0, QPN, 207, OP_WRITE),
+	};
+	uint64_t posted[] = { 1000, 4000, 6000, 8000 }, left[4];
+	uint32_t cpu[4];
+	struct ls_causal_tx tx = { .rec = r, .nrec = ARRAY_SIZE(r), .n = 4, .posted = posted,
+				   .qpn = QPN, .psn0 = 200, .pkts = 2, .requests = true };
+
+	ls_causal_sent(&tx, left, cpu);
+	EXPECT_EQ(1500, left[0]);
+	EXPECT_EQ(1, cpu[0]);
+	EXPECT_EQ(4200, left[1]);
+	EXPECT_EQ(1, cpu[1]);
+	EXPECT_EQ(0, left[2]);
+	EXPECT_EQ(0, left[3]);
+	/* without a PSN sequence or packet count nothing is the probe's */
+	tx.pkts = 0;
+	ls_causal_sent(&tx, left, cpu);
+	EXPECT_EQ(0, left[0]);
+	tx.pkts = 2;
+	tx.psn0 = -1;
+	ls_causal_sent(&tx, left, cpu);
+	EXPECT_EQ(0, left[1]);
+}
+
 TEST_HARNESS_MAIN

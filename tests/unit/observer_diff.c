@@ -82,7 +82,7 @@ TEST(sum_over_a_cpu_mask)
 
 	reading(&o, 300, 0);	/* more CPUs than a mask can name */
 	ASSERT_NE(NULL, o.cell);
-	/* Every CPU: sum over c < 300 and h < 12 of 100c + h. */
+	/* Every CPU: sum over c < 300 and h < LS_NR_HANDLERS of 100c + h. */
 	want = 100ull * (299 * 300 / 2) * LS_NR_HANDLERS +
 	       300ull * (LS_NR_HANDLERS * (LS_NR_HANDLERS - 1) / 2);
 	s = ls_obs_sum(&o, NULL);
@@ -92,13 +92,14 @@ TEST(sum_over_a_cpu_mask)
 	s = ls_obs_sum(&o, mask);
 	EXPECT_EQ(0, s.hits);
 	EXPECT_EQ(0, s.ns);
-	/* CPUs 1, 64 and 255 (three mask words): 12 x 100c + 66 each. */
+	/* CPUs 1, 64 and 255 (three mask words): H x 100c + H(H-1)/2 each. */
 	mask[0] = 1ull << 1;
 	mask[1] = 1ull << 0;
 	mask[3] = 1ull << 63;
 	want = 0;
 	for (size_t i = 0; i < ARRAY_SIZE(in_mask); i++)
-		want += 100 * in_mask[i] * LS_NR_HANDLERS + 66;
+		want += 100 * in_mask[i] * LS_NR_HANDLERS +
+			LS_NR_HANDLERS * (LS_NR_HANDLERS - 1) / 2;
 	s = ls_obs_sum(&o, mask);
 	EXPECT_EQ(want, s.hits);
 	EXPECT_EQ(10 * want, s.ns);
@@ -203,8 +204,9 @@ TEST(all_cpus_reading)
 /* Every handler has a distinct name; out of range has none. */
 TEST(handler_names)
 {
-	ASSERT_EQ(12, LS_NR_HANDLERS);
+	ASSERT_EQ(13, LS_NR_HANDLERS);
 	EXPECT_STREQ("irq_handler_entry", ls_handler_name(LS_H_IRQ_ENTRY));
+	EXPECT_STREQ("net_dev_start_xmit", ls_handler_name(LS_H_TX_SKB));
 	EXPECT_STREQ("softirq_entry", ls_handler_name(LS_H_SOFTIRQ_ENTRY));
 	EXPECT_STREQ("comp_handler_return", ls_handler_name(LS_H_COMP_RET));
 	for (unsigned int h = 0; h < LS_NR_HANDLERS; h++) {
