@@ -20,6 +20,8 @@ differences is the truth.
   paired.py wire     --samples S --bd BD --wire LOG           (the host wire)
   paired.py faultinj --samples S --bd BD --log LOG --at responder|prober
   paired.py nofault  --samples S --bd BD     (the psn=hash half vs the rest)
+  paired.py concurrent --samples S --bd BD --log LOG
+                     (injector on another flow's packets at the prober)
   paired.py phases   --samples S --bd BD --wire LOG [--marker PORT]
                      (blocks between a toggler's marker datagrams)
 
@@ -39,6 +41,7 @@ test judges the interval of what the split got wrong, not the
 difference of two noisy medians.
 """
 import argparse
+import bisect
 import csv
 import json
 import math
@@ -72,7 +75,8 @@ def load_samples(path):
                     "queuing": float(r["queuing_ns"]),
                     "processing": float(r["processing_ns"]),
                     "kernel": float(r["kernel_ns"]),
-                    "req_psn": int(r["req_psn"]), "ans_psn": int(r["ans_psn"])})
+                    "req_psn": int(r["req_psn"]), "ans_psn": int(r["ans_psn"]),
+                    "start_ns": int(r["start_ns"]), "end_ns": int(r["end_ns"])})
     return out
 
 
@@ -245,6 +249,8 @@ def runs_of(a, oracle_arg=None):
 
 WIRE_ERRORS = (("queuing-truth", "queuing", "truth"), ("processing-host", "processing", "host"))
 FAULTINJ_ERRORS = (("processing-truth", "processing", "truth"),)
+# what processing took beyond the sample's own growth (the total's)
+CONCURRENT_ERRORS = (("processing-total", "processing", "total"),)
 
 
 def cmd_wire(a):
@@ -319,6 +325,43 @@ def cmd_nofault(a):
         runs.append((samples, [psn_hash_bit(s["req_psn"]) for s in samples],
                      [0.0] * len(samples)))
     print(json.dumps(judge(runs, {"oracle": "none"}), indent=1))
+
+
+def cmd_concurrent(a):
+    """Oracle: the fault injector's log of work on another flow's packets
+    (roce=0, another UDP port) on the prober, the node whose clock the
+    samples are in (both CLOCK_MONOTONIC). A sample is faulted when an
+    injection overlapped its round trip [start, end], unfaulted when none
+    came within MARGIN of it; the truth is the overlap (what the old
+    rule, every record overlapping the window, would have called
+    processing). The work is not the sample's: processing may grow only
+    by what it really delayed the sample (the total's growth, "host"),
+    never by the overlap alone."""
+    runs, n_inj = [], 0
+    margin = a.margin_us * 1e3
+    for samples, qp, div, log in runs_of(a, a.log):
+        rows = load_table(log, ["cpu", "start_ns", "end_ns", "psn", "dqpn", "opcode"])
+        inj = sorted((num(r["start_ns"]), num(r["end_ns"])) for r in rows)
+        n_inj += len(inj)
+        starts = [x[0] for x in inj]
+        faulted, truth = [], []
+        for s in samples:
+            t0, t1 = s["start_ns"], s["end_ns"]
+            k = bisect.bisect_left(starts, t1 + margin)
+            ov, near = 0, False
+            for j in range(k - 1, -1, -1):
+                b, e = inj[j]
+                if e + margin < t0:
+                    if e + margin + 20e6 < t0:   # no injection lasts 20 ms
+                        break
+                    continue
+                near = True
+                ov += max(0, min(e, t1) - max(b, t0))
+            faulted.append(True if ov > 0 else (None if near else False))
+            truth.append(ov / div)
+        runs.append((samples, faulted, truth))
+    extra = {"oracle": "concurrent", "injections": n_inj, "margin_us": a.margin_us}
+    print(json.dumps(judge(runs, extra, CONCURRENT_ERRORS), indent=1))
 
 
 def sign_p(k, n):
@@ -397,7 +440,7 @@ def cmd_phases(a):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
-    for name in ("wire", "faultinj", "nofault"):
+    for name in ("wire", "faultinj", "nofault", "concurrent"):
         p = sub.add_parser(name)
         # repeatable: one run per --samples, in the same order as --bd and
         # the oracle's logs; contrasts stay inside their run, then pool
@@ -405,9 +448,13 @@ def main():
         p.add_argument("--bd", required=True, action="append")
         if name == "wire":
             p.add_argument("--wire", required=True, action="append")
-        if name == "faultinj":
+        if name in ("faultinj", "concurrent"):
             p.add_argument("--log", required=True, action="append")
+        if name == "faultinj":
             p.add_argument("--at", choices=("responder", "prober"), required=True)
+        if name == "concurrent":
+            p.add_argument("--margin-us", type=float, default=200.0,
+                           help="an unfaulted sample has no injection this near")
     p = sub.add_parser("phases")
     p.add_argument("--samples", required=True, action="append")
     p.add_argument("--bd", required=True, action="append")
@@ -418,7 +465,7 @@ def main():
     p.add_argument("--min-block", type=int, default=10)
     a = ap.parse_args()
     {"wire": cmd_wire, "faultinj": cmd_faultinj, "nofault": cmd_nofault,
-     "phases": cmd_phases}[a.cmd](a)
+     "concurrent": cmd_concurrent, "phases": cmd_phases}[a.cmd](a)
 
 
 if __name__ == "__main__":
