@@ -18,19 +18,17 @@
 #    and shown to stay below +30 % (its upper end). Counted by overlap,
 #    processing took the overlap itself (the rule the issue replaced).
 #  - the prober's CPU 0 concurrent context holds at least a third of the
-#    injected time that overlapped samples (1.19 with kmod, 0.67 with
-#    eBPF; the rest delayed answers that arrived behind it: their path).
-#    Counted by overlap, there was no concurrent context.
+#    injected time that overlapped samples (the rest delayed answers that
+#    arrived behind it: their path). Counted by overlap, there was none.
 # With one emulator thread for both vCPUs, a busy wait on CPU 0 also stops
-# the probe's CPU 1: the overlapped samples really grow (0.73 of the
-# overlap with kmod, 1.34 with eBPF, 6.1), and processing followed that
-# growth (processing minus total +0.09 and +0.12 of the overlap; the part
-# beyond it is the answer's flight, counted from its "sent" stamp when it
-# arrived in the middle of a poll the other flow began). On 6.12 the
-# samples grew 1.9x the overlap and processing -0.05 (kmod) and -0.21
-# (eBPF, [-0.47, -0.04]) of it less than that: Soft-RoCE's work items ran
-# late behind the busy wait, time left in the residual. Samples with an
-# injection within 0.2 ms but not in their round trip are left out.
+# the probe's CPU 1: the overlapped samples really grow (0.98-1.86 of the
+# overlap on 6.1, 1.43-1.88 on 6.12, in three fresh-clone runs), and
+# processing followed that growth: processing minus total -0.003 to
+# +0.026 of the overlap (6.1, both backends), -0.018 to -0.004 (6.12,
+# kmod). The part beyond it, when any, is the answer's flight, counted
+# from its "sent" stamp when it arrived in the middle of a poll the other
+# flow began (+0.09 and +0.12 in a run beside another lab pair). Samples
+# with an injection within 0.2 ms but not in their round trip are left out.
 # With each backend on 6.1, with kmod on 6.12 (the suite's time budget; a
 # run each, a second when the first is not precise enough).
 # lab-kernels: 6.1 6.12
