@@ -107,17 +107,11 @@ if v["hi_ns"] > 0.3 * t:
     print("not shown to stay within +30 %: " + msg); sys.exit(1)
 PYEOF
 	check "$name: the other flow's work is accounted on the prober's NIC CPU: concurrent context holds a third of it (the rest delayed samples: their path)" \
-		python3 - "$W/$name.json" "$W/$name.fi" "$W/$name.csv" <<'PYEOF'
-import csv, json, sys
+		python3 - "$W/$name.json" "$W/$name.pair.json" <<'PYEOF'
+import json, sys
 d = json.load(open(sys.argv[1]))
-inj = [tuple(int(x) for x in l.split()[1:3]) for l in open(sys.argv[2]) if l.strip() and not l.startswith("#")]
-rows = list(csv.DictReader(open(sys.argv[3])))
-wins = sorted((int(r["start_ns"]), int(r["end_ns"])) for r in rows)
-ov = 0
-for b, e in inj:
-    for s, t in wins:
-        if s < e and t > b:
-            ov += min(e, t) - max(b, s)
+# the first run's (this JSON's) injected time overlapping its samples
+ov = json.load(open(sys.argv[2]))["truth"]["overlap_ns"][0]
 # each attribution gives an instant to one (host, CPU, stage): the prober's
 # CPU 0 cells of the path (stages) and of the rest (concurrent)
 path = sum(c["window_total_ns"] for c in d["stages"] if c["host"] == "prober" and c["cpu"] == 0)

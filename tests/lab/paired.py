@@ -335,9 +335,11 @@ def cmd_concurrent(a):
     came within MARGIN of it; the truth is the overlap (what the old
     rule, every record overlapping the window, would have called
     processing). The work is not the sample's: processing may grow only
-    by what it really delayed the sample (the total's growth, "host"),
-    never by the overlap alone."""
-    runs, n_inj = [], 0
+    by what it really delayed the sample (the total's growth: the error
+    contrasted is processing-total), never by the overlap alone. The
+    report's truth.overlap_ns holds each run's overlap summed over its
+    samples (round trip)."""
+    runs, n_inj, overlaps = [], 0, []
     margin = a.margin_us * 1e3
     for samples, qp, div, log in runs_of(a, a.log):
         rows = load_table(log, ["cpu", "start_ns", "end_ns", "psn", "dqpn", "opcode"])
@@ -360,7 +362,9 @@ def cmd_concurrent(a):
             faulted.append(True if ov > 0 else (None if near else False))
             truth.append(ov / div)
         runs.append((samples, faulted, truth))
-    extra = {"oracle": "concurrent", "injections": n_inj, "margin_us": a.margin_us}
+        overlaps.append(sum(truth) * div)
+    extra = {"oracle": "concurrent", "injections": n_inj, "margin_us": a.margin_us,
+             "overlap_ns": overlaps}
     print(json.dumps(judge(runs, extra, CONCURRENT_ERRORS), indent=1))
 
 
