@@ -2,10 +2,11 @@
 #
 # latsplit: one top-level build for the module, the eBPF object and the CLI.
 #
-#   make              install missing packages, build module (KVER), eBPF, CLI
-#   make check        build everything and run every test (unit, host, lab)
-#   make demo         boot the two-node lab and run the main job in it
-#   make bench        benchmarks (ratios against a reference in the same run)
+#   make              build module (KVER), eBPF, CLI and the lab's wire (installs nothing)
+#   make deps         install the missing packages (tools/install-deps.sh, idempotent)
+#   make check        deps, build everything and run every test (unit, host, lab)
+#   make demo         deps, boot the two-node lab and run the main job in it
+#   make bench        deps, benchmarks (ratios against a reference in the same run)
 #   make fuzz         longer libFuzzer runs
 #   make modules-all  build latsplit.ko for every installed lab kernel
 #
@@ -51,8 +52,7 @@ KSFT_DIR := $(B)/ksft
 KSFT_HDRS := $(KSFT_DIR)/kselftest_harness.h $(KSFT_DIR)/kselftest.h
 
 .PHONY: all deps kmod modules-all ebpf tools unit check demo bench fuzz doc clean install lab faultinj-all need-krels
-all: deps
-	@$(MAKE) --no-print-directory kmod ebpf tools lab
+all: kmod ebpf tools lab
 
 deps:
 	@bash tools/install-deps.sh
@@ -105,9 +105,14 @@ $(B)/vmlinux.h:
 	@test -r /sys/kernel/btf/vmlinux || { echo "no /sys/kernel/btf/vmlinux: this kernel has no BTF, cannot generate vmlinux.h" >&2; exit 1; }
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
 
+# The BPF target architecture is the build host's (libbpf's bpf_tracing.h names).
+BPF_ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/i.86/x86/' -e 's/aarch64.*/arm64/' \
+	-e 's/armv.*/arm/' -e 's/s390x/s390/' -e 's/ppc64.*/powerpc/' -e 's/riscv64/riscv/' \
+	-e 's/loongarch64/loongarch/' -e 's/mips.*/mips/')
+
 $(B)/ebpf/%.bpf.o: ebpf/%.bpf.c $(B)/vmlinux.h include/uapi/latsplit.h $(wildcard ebpf/*.h)
 	@mkdir -p $(@D)
-	$(CLANG) -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_x86 -I$(B) -I$(CURDIR) -c $< -o $@
+	$(CLANG) -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -I$(B) -I$(CURDIR) -c $< -o $@
 
 $(B)/ebpf/%.skel.h: $(B)/ebpf/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(subst .,_,$*)_bpf > $@.tmp && mv $@.tmp $@
@@ -115,9 +120,12 @@ $(B)/ebpf/%.skel.h: $(B)/ebpf/%.bpf.o
 ebpf: $(BPF_OBJS) $(BPF_SKELS)
 
 # ---- CLI -----------------------------------------------------------------
-$(B)/tools/%.o: tools/%.c $(BPF_SKELS)
+# Only the eBPF backend includes the skeleton; nothing else waits for it.
+$(B)/tools/%.o: tools/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(B)/tools/backend_ebpf.o: $(BPF_SKELS)
 
 $(B)/latsplit: $(TOOL_OBJS)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
@@ -144,10 +152,12 @@ check: deps
 	@$(MAKE) --no-print-directory -j$(shell nproc) modules-all faultinj-all ebpf tools lab unit fuzz-build
 	@bash tests/run.sh
 
-demo: all
+demo: deps
+	@$(MAKE) --no-print-directory all
 	@bash tools/demo.sh
 
-bench: all
+bench: deps
+	@$(MAKE) --no-print-directory all
 	@bash tests/bench.sh
 
 clean:
@@ -171,9 +181,11 @@ FUZZ_SECS ?= 600
 
 .PHONY: fuzz-short fuzz-build doc install install-bin install-man install-dkms uninstall
 
-$(B)/fuzz/tools/%.o: tools/%.c $(BPF_SKELS)
+$(B)/fuzz/tools/%.o: tools/%.c
 	@mkdir -p $(@D)
 	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(B)/fuzz/tools/backend_ebpf.o: $(BPF_SKELS)
 
 $(B)/fuzz/libls.a: $(FUZZ_LIB_OBJS)
 	rm -f $@ && ar rcs $@ $^
