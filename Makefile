@@ -34,10 +34,10 @@ CLANG   ?= clang
 BPFTOOL ?= bpftool
 CFLAGS_WARN := -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wformat=2 -Wno-format-truncation
 CFLAGS  ?= -O2 -g
-ALL_CFLAGS := $(CFLAGS) $(CFLAGS_WARN) -std=gnu11 -D_GNU_SOURCE -I$(CURDIR) -I$(B)/ebpf -MMD -MP
+ALL_CFLAGS := $(CFLAGS) $(CFLAGS_WARN) -std=gnu11 -D_GNU_SOURCE -I$(CURDIR) -I$(CURDIR)/tools -I$(B)/ebpf -MMD -MP
 LDLIBS  := -libverbs -lrdmacm -lbpf -lelf -lz -lm -lpthread
 
-TOOL_SRCS := $(wildcard tools/*.c)
+TOOL_SRCS := $(wildcard tools/*.c tools/breakdown/*.c)
 TOOL_OBJS := $(patsubst tools/%.c,$(B)/tools/%.o,$(TOOL_SRCS))
 LIB_OBJS  := $(filter-out $(B)/tools/latsplit.o,$(TOOL_OBJS))
 
@@ -163,7 +163,7 @@ bench: deps
 clean:
 	rm -rf $(B)
 
--include $(wildcard $(B)/tools/*.d)
+-include $(wildcard $(B)/tools/*.d $(B)/tools/breakdown/*.d)
 
 # ---- fuzzing (libFuzzer) -------------------------------------------------
 # Every tests/fuzz/NAME_fuzz.c is a libFuzzer target linked against the
@@ -175,7 +175,7 @@ FUZZ_SRCS := $(wildcard tests/fuzz/*_fuzz.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(FUZZ_SRCS))
 FUZZ_LIB_OBJS := $(patsubst tools/%.c,$(B)/fuzz/tools/%.o,$(filter-out tools/latsplit.c,$(TOOL_SRCS)))
 FUZZ_CFLAGS := -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined \
-	-fno-omit-frame-pointer -std=gnu11 -D_GNU_SOURCE -I$(CURDIR) -I$(B)/ebpf
+	-fno-omit-frame-pointer -std=gnu11 -D_GNU_SOURCE -I$(CURDIR) -I$(CURDIR)/tools -I$(B)/ebpf
 FUZZ_SHORT_SECS ?= 10
 FUZZ_SECS ?= 600
 
