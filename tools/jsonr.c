@@ -54,7 +54,7 @@ static int perr(struct parser *p, size_t off, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	ls_jr_pos(p->doc, off, &line, &col);
-	return ls_errf(p->err, "%s:%u:%u: %s", p->doc->name, line, col, msg);
+	return ls_errcf(p->err, LS_E_USAGE, "%s:%u:%u: %s", p->doc->name, line, col, msg);
 }
 
 /* Error for input that ends inside a value: the document was truncated. */
@@ -633,8 +633,8 @@ int ls_jr_parse(struct ls_jdoc *doc, const char *name, const char *text,
 	p.max_depth = lim && lim->max_depth ? lim->max_depth : LS_JR_MAX_DEPTH;
 	p.max_values = lim && lim->max_values ? lim->max_values : LS_JR_MAX_VALUES;
 	if (len > max_bytes)
-		return ls_errf(err, "%s: %zu bytes is larger than the limit of %zu",
-			       doc->name, len, max_bytes);
+		return ls_errcf(err, LS_E_LIMIT, "%s: %zu bytes is larger than the limit of %zu",
+				doc->name, len, max_bytes);
 	if (parse_value(&p, &doc->root))
 		goto fail;
 	skip_ws(&p);
@@ -673,8 +673,8 @@ static int read_all(const char *path, size_t max_bytes, char **out, size_t *len,
 			char *nb;
 
 			if (cap > max_bytes) {
-				ret = ls_errf(err, "%s: larger than the limit of %zu bytes",
-					      path, max_bytes);
+				ret = ls_errcf(err, LS_E_LIMIT, "%s: larger than the limit of %zu bytes",
+					       path, max_bytes);
 				goto out;
 			}
 			cap *= 2;

@@ -189,14 +189,14 @@ int ls_nic_resolve(const char *ibdev, const char *ifname, struct ls_nic *nic,
 	if (ibdev && *ibdev) {
 		if (strchr(ibdev, '/') || strlen(ibdev) >= sizeof(nic->ibdev)) {
 			ls_list_ibdevs(list, sizeof(list));
-			return ls_errf(err, "RDMA device '%s' does not exist (present: %s)",
-				       ibdev, list);
+			return ls_errcf(err, LS_E_DEVICE, "RDMA device '%s' does not exist (present: %s)",
+					ibdev, list);
 		}
 		snprintf(path, sizeof(path), "/sys/class/infiniband/%s", ibdev);
 		if (access(path, F_OK)) {
 			ls_list_ibdevs(list, sizeof(list));
-			return ls_errf(err, "RDMA device '%s' does not exist (present: %s)",
-				       ibdev, list);
+			return ls_errcf(err, LS_E_DEVICE, "RDMA device '%s' does not exist (present: %s)",
+					ibdev, list);
 		}
 		snprintf(nic->ibdev, sizeof(nic->ibdev), "%s", ibdev);
 		/* Soft-RoCE and siw name their netdev in "parent". */
@@ -224,19 +224,19 @@ int ls_nic_resolve(const char *ibdev, const char *ifname, struct ls_nic *nic,
 	if (ifname && *ifname) {
 		if (strchr(ifname, '/') || strlen(ifname) >= IF_NAMESIZE) {
 			ls_list_netdevs(list, sizeof(list));
-			return ls_errf(err, "network interface '%s' does not exist (present: %s)",
-				       ifname, list);
+			return ls_errcf(err, LS_E_DEVICE, "network interface '%s' does not exist (present: %s)",
+					ifname, list);
 		}
 		snprintf(path, sizeof(path), "/sys/class/net/%s", ifname);
 		if (access(path, F_OK)) {
 			ls_list_netdevs(list, sizeof(list));
-			return ls_errf(err, "network interface '%s' does not exist (present: %s)",
-				       ifname, list);
+			return ls_errcf(err, LS_E_DEVICE, "network interface '%s' does not exist (present: %s)",
+					ifname, list);
 		}
 		snprintf(nic->netdev, sizeof(nic->netdev), "%s", ifname);
 	}
 	if (!nic->ibdev[0] && !nic->netdev[0])
-		return ls_errf(err, "no device given");
+		return ls_errcf(err, LS_E_USAGE, "no device given");
 
 	if (ls_interrupts_read(NULL, &in, err))
 		return -1;

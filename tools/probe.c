@@ -262,8 +262,8 @@ static int open_device(struct probe *p, struct ls_err *err)
 	if (!list || !n) {
 		if (list)
 			ibv_free_device_list(list);
-		return ls_errf(err, "no RDMA devices found (for Soft-RoCE: modprobe rdma_rxe; "
-			       "rdma link add rxe0 type rxe netdev IF)");
+		return ls_errcf(err, LS_E_DEVICE, "no RDMA devices found (for Soft-RoCE: modprobe rdma_rxe; "
+				"rdma link add rxe0 type rxe netdev IF)");
 	}
 	if (found < 0) {
 		ibv_free_device_list(list);
@@ -1810,7 +1810,7 @@ int ls_probe_run_server(const struct ls_probe_opts *o, struct ls_probe_result *r
 	note(&p, "responder listening on port %u (%s port %u, GID %d %s)", o->port,
 	     r->dev.name, o->ib_port, r->dev.gid_index, r->dev.gid);
 	for (;;) {
-		struct ls_err se = { "" };
+		struct ls_err se = { 0 };
 
 		if (ls_oob_accept_conn(lfd, o->listen_timeout_ns, &p.oob, err)) {
 			if (served) {	/* --forever: a quiet spell after sessions ends cleanly */

@@ -22,6 +22,21 @@ int ls_errf(struct ls_err *err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 	va_end(ap);
+	err->code = LS_E_FAILED;
+	return -1;
+}
+
+/* Record an error message of kind code; returns -1. */
+int ls_errcf(struct ls_err *err, enum ls_err_code code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	err->code = code;
 	return -1;
 }
 
@@ -38,6 +53,7 @@ int ls_errnof(struct ls_err *err, int errnum, const char *fmt, ...)
 	va_end(ap);
 	n = strlen(err->msg);
 	snprintf(err->msg + n, sizeof(err->msg) - n, ": %s", strerror(errnum));
+	err->code = LS_E_IO;
 	return -1;
 }
 
@@ -63,6 +79,14 @@ int ls_err_wrap(struct ls_err *err, const char *fmt, ...)
 	memcpy(err->msg + n, old, sizeof(err->msg) - n - 1);
 	err->msg[sizeof(err->msg) - 1] = '\0';
 	return -1;
+}
+
+/* Exit status of a run that ended with err (see util.h). */
+int ls_exit_status(const struct ls_err *err, bool started)
+{
+	if (err->code == LS_E_PEER_PROTO)
+		return LS_EXIT_USAGE;
+	return started ? LS_EXIT_FAIL : LS_EXIT_USAGE;
 }
 
 /* Print "latsplit: <msg>" on stderr. */
@@ -94,14 +118,14 @@ int ls_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out,
 	char *end;
 
 	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
-		return ls_errf(err, "%s: '%s' is not a number", what, s ? s : "");
+		return ls_errcf(err, LS_E_USAGE, "%s: '%s' is not a number", what, s ? s : "");
 	errno = 0;
 	v = strtoull(s, &end, 10);
 	if (errno || *end)
-		return ls_errf(err, "%s: '%s' is not a number", what, s);
+		return ls_errcf(err, LS_E_USAGE, "%s: '%s' is not a number", what, s);
 	if (v < min || v > max)
-		return ls_errf(err, "%s: %llu is out of range [%llu, %llu]", what,
-			       v, (unsigned long long)min, (unsigned long long)max);
+		return ls_errcf(err, LS_E_USAGE, "%s: %llu is out of range [%llu, %llu]", what,
+				v, (unsigned long long)min, (unsigned long long)max);
 	*out = v;
 	return 0;
 }
@@ -114,14 +138,14 @@ int ls_parse_double(const char *s, double min, double max, double *out,
 	double v;
 
 	if (!s || !*s || *s == ' ')
-		return ls_errf(err, "%s: '%s' is not a number", what, s ? s : "");
+		return ls_errcf(err, LS_E_USAGE, "%s: '%s' is not a number", what, s ? s : "");
 	errno = 0;
 	v = strtod(s, &end);
 	if (errno || *end || !isfinite(v))
-		return ls_errf(err, "%s: '%s' is not a number", what, s);
+		return ls_errcf(err, LS_E_USAGE, "%s: '%s' is not a number", what, s);
 	if (v < min || v > max)
-		return ls_errf(err, "%s: %g is out of range [%g, %g]", what, v,
-			       min, max);
+		return ls_errcf(err, LS_E_USAGE, "%s: %g is out of range [%g, %g]", what, v,
+				min, max);
 	*out = v;
 	return 0;
 }
@@ -138,20 +162,20 @@ int ls_parse_duration_ns(const char *s, uint64_t *out, struct ls_err *err,
 	size_t i;
 
 	if (!s || !*s || *s == ' ')
-		return ls_errf(err, "%s: empty duration", what);
+		return ls_errcf(err, LS_E_USAGE, "%s: empty duration", what);
 	errno = 0;
 	v = strtod(s, &end);
 	if (errno || end == s || !isfinite(v) || v < 0)
-		return ls_errf(err, "%s: '%s' is not a duration", what, s);
+		return ls_errcf(err, LS_E_USAGE, "%s: '%s' is not a duration", what, s);
 	for (i = 0; i < ARRAY_SIZE(units); i++) {
 		if (strcmp(end, units[i].unit))
 			continue;
 		if (v * units[i].mult > 1e18)
-			return ls_errf(err, "%s: '%s' is too long", what, s);
+			return ls_errcf(err, LS_E_USAGE, "%s: '%s' is too long", what, s);
 		*out = (uint64_t)(v * units[i].mult + 0.5);
 		return 0;
 	}
-	return ls_errf(err, "%s: '%s' has an unknown unit (ns, us, ms, s)", what, s);
+	return ls_errcf(err, LS_E_USAGE, "%s: '%s' has an unknown unit (ns, us, ms, s)", what, s);
 }
 
 /* Parse a CPU list "0-3,6" into a bitmap of nbits bits. */
@@ -162,31 +186,31 @@ int ls_parse_cpulist(const char *s, uint64_t *mask, unsigned int nbits,
 
 	memset(mask, 0, ((nbits + 63) / 64) * sizeof(uint64_t));
 	if (!s || !*s)
-		return ls_errf(err, "cpu list: empty");
+		return ls_errcf(err, LS_E_USAGE, "cpu list: empty");
 	while (*p) {
 		unsigned long a, b;
 		char *end;
 
 		if (*p < '0' || *p > '9')
-			return ls_errf(err, "cpu list: '%s' is malformed", s);
+			return ls_errcf(err, LS_E_USAGE, "cpu list: '%s' is malformed", s);
 		a = strtoul(p, &end, 10);
 		b = a;
 		if (*end == '-') {
 			p = end + 1;
 			if (*p < '0' || *p > '9')
-				return ls_errf(err, "cpu list: '%s' is malformed", s);
+				return ls_errcf(err, LS_E_USAGE, "cpu list: '%s' is malformed", s);
 			b = strtoul(p, &end, 10);
 		}
 		if (a > b || b >= nbits)
-			return ls_errf(err, "cpu list: '%s': cpus must be ascending ranges below %u",
-				       s, nbits);
+			return ls_errcf(err, LS_E_USAGE, "cpu list: '%s': cpus must be ascending ranges below %u",
+					s, nbits);
 		for (; a <= b; a++)
 			mask[a / 64] |= 1ull << (a % 64);
 		p = end;
 		if (*p == ',')
 			p++;
 		else if (*p)
-			return ls_errf(err, "cpu list: '%s' is malformed", s);
+			return ls_errcf(err, LS_E_USAGE, "cpu list: '%s' is malformed", s);
 	}
 	return 0;
 }

@@ -14,8 +14,21 @@
 #endif
 
 /* An error that carries what failed and why, filled at the failure site. */
+/* What kind of failure an ls_err holds: the exit status follows from it. */
+enum ls_err_code {
+	LS_E_FAILED = 0,	/* an operation failed (ls_errf's default) */
+	LS_E_USAGE,		/* bad input: an option, an argument, a file's content */
+	LS_E_LIMIT,		/* input over a size or count limit */
+	LS_E_UNSUPPORTED,	/* this host, kernel or device cannot do it */
+	LS_E_IO,		/* a system call or file operation failed (ls_errnof) */
+	LS_E_DEVICE,		/* the RDMA device or its port is missing or refused */
+	LS_E_PEER,		/* the peer failed, timed out or hung up */
+	LS_E_PEER_PROTO,	/* the peer speaks another protocol or runs another command */
+};
+
 struct ls_err {
 	char msg[512];
+	enum ls_err_code code;
 };
 
 /* Record an error message; returns -1 so callers can `return ls_errf(...)`. */
@@ -24,7 +37,10 @@ int ls_errf(struct ls_err *err, const char *fmt, ...)
 /* Record an error message with strerror(errnum) appended; returns -1. */
 int ls_errnof(struct ls_err *err, int errnum, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* Prefix an existing error message with more context; returns -1. */
+/* Record an error message of kind code; returns -1. */
+int ls_errcf(struct ls_err *err, enum ls_err_code code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Prefix an existing error message with more context (its code stays); returns -1. */
 int ls_err_wrap(struct ls_err *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -32,6 +48,13 @@ int ls_err_wrap(struct ls_err *err, const char *fmt, ...)
 #define LS_EXIT_OK	0
 #define LS_EXIT_FAIL	1	/* the measurement ran and found a failure / regression */
 #define LS_EXIT_USAGE	2	/* bad input, could not run */
+
+/*
+ * Exit status of a run that ended with err: LS_EXIT_FAIL when it had
+ * started measuring (started), else LS_EXIT_USAGE; a peer that speaks
+ * another protocol is LS_EXIT_USAGE either way (no run could succeed).
+ */
+int ls_exit_status(const struct ls_err *err, bool started);
 
 /* Print "latsplit: <msg>" on stderr. */
 void ls_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -120,7 +120,7 @@ static int parse(struct bd_cli *c, int argc, char **argv, bool *help)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ls_probe_opts *o = &c->o;
-	struct ls_err err = { "" };
+	struct ls_err err = { 0 };
 	struct option lo[LS_PROBE_NR_LONGOPTS + ARRAY_SIZE(own)];
 	bool have_n = false;
 	double d;
@@ -307,7 +307,7 @@ static void bd_params(const struct bd_cli *c, struct ls_bd_params *p)
 static int run_responder(struct bd_cli *c, struct bd_ctx *x)
 {
 	struct ls_probe_result r;
-	struct ls_err err = { "" };
+	struct ls_err err = { 0 };
 	int rc;
 
 	memset(&r, 0, sizeof(r));
@@ -323,7 +323,7 @@ static int run_responder(struct bd_cli *c, struct bd_ctx *x)
 	bd_stop(x);
 	if (rc) {
 		ls_warn("breakdown: responder: %s", err.msg);
-		rc = r.nruns && r.runs[0].count ? LS_EXIT_FAIL : LS_EXIT_USAGE;
+		rc = ls_exit_status(&err, r.nruns && r.runs[0].count);
 	} else {
 		fprintf(stderr, "latsplit: breakdown responder: served %s: %llu iterations, shipped %zu kernel records (%s%s)\n",
 			r.peer, (unsigned long long)(r.nruns ? r.runs[0].count : 0), x->local.nrec,
@@ -343,7 +343,7 @@ static int run_pair(struct bd_cli *c, struct bd_ctx *x, const struct ls_bd_base 
 		    struct ls_afile *sf, struct bd_prom_pair *pp)
 {
 	struct ls_probe_result r;
-	struct ls_err err = { "" };
+	struct ls_err err = { 0 };
 	struct ls_bd_params prm;
 	struct ls_bd_an a;
 	char rate[96];
@@ -369,9 +369,7 @@ static int run_pair(struct bd_cli *c, struct bd_ctx *x, const struct ls_bd_base 
 	if (ls_probe_run_client(&c->o, &r, &err)) {
 		bd_stop(x);
 		ls_warn("breakdown: %s", err.msg);
-		rc = r.nruns && r.runs[0].count ? LS_EXIT_FAIL : LS_EXIT_USAGE;
-		if (strstr(err.msg, "breakdown protocol") || strstr(err.msg, "breakdown-peer"))
-			rc = LS_EXIT_USAGE;
+		rc = ls_exit_status(&err, r.nruns && r.runs[0].count);
 		goto out;
 	}
 	bd_stop(x);
@@ -442,7 +440,7 @@ static int run_prober(struct bd_cli *c, struct bd_ctx *x)
 {
 	struct bd_prom_pair *pp = NULL;
 	struct ls_afile sf = { 0 };
-	struct ls_err err = { "" };
+	struct ls_err err = { 0 };
 	struct ls_bd_base base;
 	struct ls_prom pf;
 	struct ls_fleet fl;

@@ -164,14 +164,14 @@ int ls_bd_peer_parse(const char *text, size_t len, struct ls_bd_host *h,
 		goto out;
 	}
 	if (!ls_jv_str(root, "kind", kind, sizeof(kind)) || strcmp(kind, "breakdown-peer")) {
-		ls_errf(err, "responder header: kind is not \"breakdown-peer\": is the peer running `latsplit breakdown`?");
+		ls_errcf(err, LS_E_PEER_PROTO, "responder header: kind is not \"breakdown-peer\": is the peer running `latsplit breakdown`?");
 		goto out;
 	}
 	if (!ls_jv_num(root, "proto", &proto) || proto != LS_BD_PROTO ||
 	    !ls_jv_num(root, "schema", &d) || d != LS_JSON_SCHEMA) {
-		ls_errf(err, "the responder speaks breakdown protocol %g (JSON schema %g), this latsplit speaks protocol %d (schema %d): run the same latsplit version on both hosts",
-			ls_jv_num(root, "proto", &proto) ? proto : -1.0,
-			ls_jv_num(root, "schema", &d) ? d : -1.0, LS_BD_PROTO, LS_JSON_SCHEMA);
+		ls_errcf(err, LS_E_PEER_PROTO, "the responder speaks breakdown protocol %g (JSON schema %g), this latsplit speaks protocol %d (schema %d): run the same latsplit version on both hosts",
+			 ls_jv_num(root, "proto", &proto) ? proto : -1.0,
+			 ls_jv_num(root, "schema", &d) ? d : -1.0, LS_BD_PROTO, LS_JSON_SCHEMA);
 		goto out;
 	}
 	if (!ls_jv_bool(root, "measured", &h->measured) ||

@@ -121,7 +121,7 @@ int bd_start(struct bd_ctx *x, struct ls_err *err)
 	else
 		first_ibdev(x->ibdev, sizeof(x->ibdev));
 	if (!x->ibdev[0])
-		return ls_errf(err, "no RDMA device found (is rdma_rxe loaded and rxe0 created?)");
+		return ls_errcf(err, LS_E_DEVICE, "no RDMA device found (is rdma_rxe loaded and rxe0 created?)");
 	if (ls_nic_resolve(x->ibdev, NULL, &nic, err))
 		return -1;
 	snprintf(h->ibdev, sizeof(h->ibdev), "%s", x->ibdev);
