@@ -37,9 +37,20 @@ CFLAGS  ?= -O2 -g
 ALL_CFLAGS := $(CFLAGS) $(CFLAGS_WARN) -std=gnu11 -D_GNU_SOURCE -I$(CURDIR) -I$(CURDIR)/tools -I$(B)/ebpf -MMD -MP
 LDLIBS  := -libverbs -lrdmacm -lbpf -lelf -lz -lm -lpthread
 
+# The core: pure computation (statistics, histograms, the split and the
+# causal attribution, the clock offset, the verdict, the transmission and
+# training models, significance tests, JSON series) with no output of its
+# own: libls-core.a, linked by the CLI, the unit tests and the fuzzers.
+CORE_SRCS := tools/util.c tools/stats.c tools/hist.c tools/split.c tools/causal.c \
+	tools/verdict.c tools/model.c tools/signif.c tools/jseries.c tools/jsonr.c \
+	tools/wire.c tools/ctr_diff.c tools/probe_conv.c \
+	tools/breakdown/analysis.c tools/breakdown/baseline.c
 TOOL_SRCS := $(wildcard tools/*.c tools/breakdown/*.c)
-TOOL_OBJS := $(patsubst tools/%.c,$(B)/tools/%.o,$(TOOL_SRCS))
-LIB_OBJS  := $(filter-out $(B)/tools/latsplit.o,$(TOOL_OBJS))
+CLI_SRCS  := $(filter-out $(CORE_SRCS),$(TOOL_SRCS))
+CORE_OBJS := $(patsubst tools/%.c,$(B)/tools/%.o,$(CORE_SRCS))
+CLI_OBJS  := $(patsubst tools/%.c,$(B)/tools/%.o,$(CLI_SRCS))
+LIB_OBJS  := $(filter-out $(B)/tools/latsplit.o,$(CLI_OBJS))
+CORE_LIB  := $(B)/libls-core.a
 
 BPF_SRCS := $(wildcard ebpf/*.bpf.c)
 BPF_OBJS := $(patsubst ebpf/%.bpf.c,$(B)/ebpf/%.bpf.o,$(BPF_SRCS))
@@ -127,7 +138,10 @@ $(B)/tools/%.o: tools/%.c
 
 $(B)/tools/backend_ebpf.o: $(BPF_SKELS)
 
-$(B)/latsplit: $(TOOL_OBJS)
+$(CORE_LIB): $(CORE_OBJS)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/latsplit: $(CLI_OBJS) $(CORE_LIB)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 tools: $(B)/latsplit
@@ -142,9 +156,18 @@ $(KSFT_HDRS):
 		linux-source-6.1/tools/testing/selftests/kselftest.h
 	@touch $(KSFT_HDRS)
 
-$(B)/tests/unit/%: tests/unit/%.c $(LIB_OBJS) $(KSFT_HDRS)
+# A unit test of the core links libls-core.a alone; the others (the
+# commands' own parts, the OOB protocol, sysfs readers) the CLI's objects too.
+UNIT_CORE := analysis causal compare_stats hist jseries model split verdict wire
+UNIT_CORE_BINS := $(patsubst %,$(B)/tests/unit/%,$(UNIT_CORE))
+
+$(UNIT_CORE_BINS): $(B)/tests/unit/%: tests/unit/%.c $(CORE_LIB) $(KSFT_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Wno-sign-compare -I$(KSFT_DIR) -o $@ $< $(LIB_OBJS) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -Wno-sign-compare -I$(KSFT_DIR) -o $@ $< $(CORE_LIB) -lm
+
+$(filter-out $(UNIT_CORE_BINS),$(UNIT_BINS)): $(B)/tests/unit/%: tests/unit/%.c $(LIB_OBJS) $(CORE_LIB) $(KSFT_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -Wno-sign-compare -I$(KSFT_DIR) -o $@ $< $(LIB_OBJS) $(CORE_LIB) $(LDLIBS)
 
 unit: $(UNIT_BINS)
 
@@ -167,13 +190,14 @@ clean:
 
 # ---- fuzzing (libFuzzer) -------------------------------------------------
 # Every tests/fuzz/NAME_fuzz.c is a libFuzzer target linked against the
-# tools/ objects rebuilt with clang and ASan. Seeds: tests/fuzz/seeds/NAME/,
-# an optional dictionary tests/fuzz/NAME.dict; the growing corpus lives in
-# build/fuzz/corpus/NAME. `fuzz-short` (run by `make check`) gives each
+# tools/ objects rebuilt with clang and ASan (the core as its own
+# libls-core.a). Seeds: tests/fuzz/seeds/NAME/, an optional dictionary
+# tests/fuzz/NAME.dict; the growing corpus lives in build/fuzz/corpus/NAME. `fuzz-short` (run by `make check`) gives each
 # target FUZZ_SHORT_SECS, `fuzz` gives FUZZ_SECS.
 FUZZ_SRCS := $(wildcard tests/fuzz/*_fuzz.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(FUZZ_SRCS))
-FUZZ_LIB_OBJS := $(patsubst tools/%.c,$(B)/fuzz/tools/%.o,$(filter-out tools/latsplit.c,$(TOOL_SRCS)))
+FUZZ_CORE_OBJS := $(patsubst tools/%.c,$(B)/fuzz/tools/%.o,$(CORE_SRCS))
+FUZZ_LIB_OBJS := $(patsubst tools/%.c,$(B)/fuzz/tools/%.o,$(filter-out tools/latsplit.c,$(CLI_SRCS)))
 FUZZ_CFLAGS := -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer -std=gnu11 -D_GNU_SOURCE -I$(CURDIR) -I$(CURDIR)/tools -I$(B)/ebpf
 FUZZ_SHORT_SECS ?= 10
@@ -187,11 +211,14 @@ $(B)/fuzz/tools/%.o: tools/%.c
 
 $(B)/fuzz/tools/backend_ebpf.o: $(BPF_SKELS)
 
+$(B)/fuzz/libls-core.a: $(FUZZ_CORE_OBJS)
+	rm -f $@ && ar rcs $@ $^
+
 $(B)/fuzz/libls.a: $(FUZZ_LIB_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
-$(B)/fuzz/%_fuzz: tests/fuzz/%_fuzz.c $(B)/fuzz/libls.a
-	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(B)/fuzz/libls.a $(LDLIBS) -o $@
+$(B)/fuzz/%_fuzz: tests/fuzz/%_fuzz.c $(B)/fuzz/libls.a $(B)/fuzz/libls-core.a
+	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(B)/fuzz/libls.a $(B)/fuzz/libls-core.a $(LDLIBS) -o $@
 
 fuzz-build: $(FUZZ_BINS)
 

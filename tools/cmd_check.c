@@ -17,6 +17,7 @@
 #include "commands.h"
 #include "counters.h"
 #include "icmp.h"
+#include "io.h"
 #include "json.h"
 #include "nic.h"
 #include "probe.h"

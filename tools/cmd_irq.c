@@ -15,6 +15,7 @@
 
 #include "backend.h"
 #include "commands.h"
+#include "io.h"
 #include "json.h"
 #include "nic.h"
 #include "util.h"

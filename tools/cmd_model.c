@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "io.h"
 #include "json.h"
 #include "jseries.h"
 #include "jsonr.h"

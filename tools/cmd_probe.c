@@ -10,6 +10,7 @@
 
 #include "../include/uapi/latsplit.h"
 #include "commands.h"
+#include "io.h"
 #include "json.h"
 #include "peers.h"
 #include "probe.h"

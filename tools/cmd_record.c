@@ -20,6 +20,7 @@
 
 #include "backend.h"
 #include "commands.h"
+#include "io.h"
 #include "json.h"
 #include "split.h"
 #include "util.h"

@@ -19,6 +19,9 @@
 
 #include "util.h"
 
+/* Every JSON document latsplit writes carries this schema version. */
+#define LS_JSON_SCHEMA		1
+
 enum ls_jtype {
 	LS_JNULL,
 	LS_JBOOL,

@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
-/* NIC facts from sysfs and procfs: IRQs of a NIC, affinity, interrupt counts. */
+/* NIC facts from sysfs and procfs: IRQs of a NIC, affinity, interrupt counts, link rate. */
 #include "nic.h"
 
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "io.h"
+#include "wire.h"
 
 /* Append the entries of a sysfs class directory to buf as "a, b". */
 static void list_class(const char *dir, char *buf, size_t len)
@@ -432,5 +436,20 @@ int ls_irq_affinity(uint32_t irq, uint64_t *mask, uint64_t *effective,
 	if (ls_read_text(path, buf, sizeof(buf), NULL) || !buf[0] ||
 	    ls_parse_cpulist(buf, effective, LS_MAX_CPUS, NULL))
 		memcpy(effective, mask, LS_CPUMASK_WORDS * sizeof(uint64_t));
+	return 0;
+}
+
+/* Read and parse /sys/class/infiniband/DEV/ports/PORT/rate. */
+int ls_wire_read_rate(const char *root, const char *dev, unsigned int port,
+		      double *gbps, char *text, size_t len, struct ls_err *err)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/sys/class/infiniband/%s/ports/%u/rate",
+		 root ? root : "", dev, port);
+	if (ls_read_text(path, text, len, err))
+		return -1;
+	if (ls_wire_parse_rate(text, gbps, err))
+		return ls_err_wrap(err, "%s", path);
 	return 0;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Peer lists for fleet runs: parse, validate, free. */
 #include "peers.h"
+#include "io.h"
 #include "json.h"
 
 #include <ctype.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Small helpers shared by every latsplit command: errors, parsing, files, clocks. */
+/* Helpers shared by all of latsplit: typed errors, option parsing, CPU lists, the clock. */
 #ifndef LS_UTIL_H
 #define LS_UTIL_H
 
@@ -7,7 +7,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -56,9 +55,6 @@ int ls_err_wrap(struct ls_err *err, const char *fmt, ...)
  */
 int ls_exit_status(const struct ls_err *err, bool started);
 
-/* Print "latsplit: <msg>" on stderr. */
-void ls_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
 /* CLOCK_MONOTONIC now, in ns: the clock the kernel backends stamp with. */
 uint64_t ls_now_ns(void);
 
@@ -77,21 +73,5 @@ int ls_parse_cpulist(const char *s, uint64_t *mask, unsigned int nbits,
 /* Format a bitmap as a CPU list "0-3,6". */
 void ls_format_cpulist(const uint64_t *mask, unsigned int nbits, char *buf,
 		       size_t len);
-
-/* Read a small text file whole (NUL-terminated, trailing newline stripped). */
-int ls_read_text(const char *path, char *buf, size_t len, struct ls_err *err);
-
-/*
- * Atomic output file: written to a temporary file in the same directory and
- * renamed over the target on commit, so a reader sees the whole file or none.
- */
-struct ls_afile {
-	FILE *fp;
-	char path[4096];
-	char tmp[4096];
-};
-int ls_afile_open(struct ls_afile *af, const char *path, struct ls_err *err);
-int ls_afile_commit(struct ls_afile *af, struct ls_err *err);
-void ls_afile_abort(struct ls_afile *af);
 
 #endif /* LS_UTIL_H */

@@ -9,6 +9,7 @@
 
 #include "kselftest_harness.h"
 
+#include "tools/io.h"
 #include "tools/nic.h"
 #include "tools/util.h"
 

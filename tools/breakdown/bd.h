@@ -17,6 +17,7 @@
 #include "analysis.h"
 #include "backend.h"
 #include "counters.h"
+#include "io.h"
 #include "oob.h"
 #include "peers.h"
 #include "probe.h"

@@ -19,6 +19,7 @@
 
 #include "bd.h"
 #include "commands.h"
+#include "nic.h"
 #include "peers.h"
 #include "probe_opts.h"
 #include "prom.h"
