@@ -43,7 +43,7 @@ LDLIBS  := -libverbs -lrdmacm -lbpf -lelf -lz -lm -lpthread
 # own: libls-core.a, linked by the CLI, the unit tests and the fuzzers.
 CORE_SRCS := tools/util.c tools/stats.c tools/hist.c tools/split.c tools/causal.c \
 	tools/verdict.c tools/model.c tools/signif.c tools/jseries.c tools/jsonr.c \
-	tools/wire.c tools/ctr_diff.c tools/probe_conv.c \
+	tools/wire.c tools/ctr_diff.c tools/probe_conv.c tools/names.c \
 	tools/breakdown/analysis.c tools/breakdown/baseline.c
 TOOL_SRCS := $(wildcard tools/*.c tools/breakdown/*.c)
 CLI_SRCS  := $(filter-out $(CORE_SRCS),$(TOOL_SRCS))
@@ -158,7 +158,7 @@ $(KSFT_HDRS):
 
 # A unit test of the core links libls-core.a alone; the others (the
 # commands' own parts, the OOB protocol, sysfs readers) the CLI's objects too.
-UNIT_CORE := analysis causal compare_stats hist jseries model split verdict wire
+UNIT_CORE := analysis causal compare_stats hist jseries model names split verdict wire
 UNIT_CORE_BINS := $(patsubst %,$(B)/tests/unit/%,$(UNIT_CORE))
 
 $(UNIT_CORE_BINS): $(B)/tests/unit/%: tests/unit/%.c $(CORE_LIB) $(KSFT_HDRS)

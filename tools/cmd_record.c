@@ -62,11 +62,6 @@ struct record_ab {
 	uint64_t drained;		/* records drained at the switches */
 };
 
-static const char *const softirq_names[LS_NR_SOFTIRQS] = {
-	"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET",
-	"SCHED", "HRTIMER", "RCU",
-};
-
 static volatile sig_atomic_t record_stop;
 static volatile sig_atomic_t record_reset;
 
@@ -370,56 +365,6 @@ static int parse_opts(int argc, char **argv, struct record_opts *o,
 	return 0;
 }
 
-/* Stage, id and whether the id is meaningful, for ABI slot s. */
-static unsigned int slot_stage(unsigned int s, const struct ls_snapshot *snap,
-			       uint32_t *id, bool *has_id)
-{
-	*has_id = true;
-	*id = 0;
-	if (s < LS_SLOT_COMPLETION) {
-		*id = s < snap->nr_irqs ? snap->irqs[s] : 0;
-		return LS_STAGE_HARDIRQ;
-	}
-	if (s < LS_SLOT_IRQ_THREAD) {
-		s -= LS_SLOT_COMPLETION;
-		*id = s < snap->nr_irqs ? snap->irqs[s] : 0;
-		return LS_STAGE_COMPLETION;
-	}
-	if (s < LS_SLOT_SOFTIRQ_WAIT) {
-		s -= LS_SLOT_IRQ_THREAD;
-		*id = s < snap->nr_irqs ? snap->irqs[s] : 0;
-		return LS_STAGE_IRQ_THREAD;
-	}
-	if (s < LS_SLOT_SOFTIRQ_RUN) {
-		*id = s - LS_SLOT_SOFTIRQ_WAIT;
-		return LS_STAGE_SOFTIRQ_WAIT;
-	}
-	if (s < LS_SLOT_NAPI_POLL) {
-		*id = s - LS_SLOT_SOFTIRQ_RUN;
-		return LS_STAGE_SOFTIRQ_RUN;
-	}
-	*has_id = false;
-	if (s == LS_SLOT_NAPI_POLL)
-		return LS_STAGE_NAPI_POLL;
-	if (s == LS_SLOT_WAKEUP)
-		return LS_STAGE_WAKEUP;
-	if (s == LS_SLOT_INTERFERENCE)
-		return LS_STAGE_INTERFERENCE;
-	return LS_STAGE_PREEMPT;
-}
-
-/* True when slot s is meaningful for this snapshot (IRQ slots in range). */
-static bool slot_valid(unsigned int s, const struct ls_snapshot *snap)
-{
-	unsigned int irq_base[] = { LS_SLOT_HARDIRQ, LS_SLOT_COMPLETION,
-				    LS_SLOT_IRQ_THREAD };
-
-	for (size_t i = 0; i < ARRAY_SIZE(irq_base); i++)
-		if (s >= irq_base[i] && s < irq_base[i] + LS_MAX_IRQS)
-			return s - irq_base[i] < snap->nr_irqs;
-	return true;
-}
-
 /* Histogram of cpu c, slot s. */
 static const struct ls_hist *hist_at(const struct ls_snapshot *snap,
 				     unsigned int c, unsigned int s)
@@ -435,11 +380,11 @@ static void slot_label(unsigned int s, const struct ls_snapshot *snap,
 	bool has_id;
 	uint32_t id;
 
-	st = slot_stage(s, snap, &id, &has_id);
+	st = ls_slot_stage(s, snap->irqs, snap->nr_irqs, &id, &has_id);
 	if (!has_id)
 		snprintf(buf, len, "%s", ls_stage_name(st));
 	else if (st == LS_STAGE_SOFTIRQ_WAIT || st == LS_STAGE_SOFTIRQ_RUN)
-		snprintf(buf, len, "%s %s", ls_stage_name(st), softirq_names[id]);
+		snprintf(buf, len, "%s %s", ls_stage_name(st), ls_softirq_name(id));
 	else
 		snprintf(buf, len, "%s irq %u", ls_stage_name(st), id);
 }
@@ -645,7 +590,7 @@ static void print_text(const struct record_opts *o, const struct ls_snapshot *sn
 	for (unsigned int s = 0; s < LS_NR_SLOTS; s++) {
 		bool any = false;
 
-		if (!slot_valid(s, snap))
+		if (!ls_slot_valid(s, snap->nr_irqs))
 			continue;
 		for (unsigned int c = 0; c < snap->nr_cpus; c++)
 			any = any || hist_at(snap, c, s)->count;
@@ -749,7 +694,7 @@ static void print_json(const struct record_opts *o, const struct ls_snapshot *sn
 			bool has_id;
 			uint32_t id;
 
-			if (!h->count || !slot_valid(s, snap))
+			if (!h->count || !ls_slot_valid(s, snap->nr_irqs))
 				continue;
 			if (!opened) {
 				ls_json_obj_open(&j, NULL);
@@ -757,7 +702,7 @@ static void print_json(const struct record_opts *o, const struct ls_snapshot *sn
 				ls_json_arr_open(&j, "slots");
 				opened = true;
 			}
-			st = slot_stage(s, snap, &id, &has_id);
+			st = ls_slot_stage(s, snap->irqs, snap->nr_irqs, &id, &has_id);
 			ls_json_obj_open(&j, NULL);
 			ls_json_u64(&j, "slot", s);
 			ls_json_str(&j, "stage", ls_stage_name(st));
