@@ -5,7 +5,7 @@
  * vector), IRQ slots past the watched IRQs are not meaningful, and names
  * out of range are safe.
  */
-#include "../../tools/names.h"
+#include "names.h"
 #undef ARRAY_SIZE	/* kselftest.h defines its own */
 #include "kselftest_harness.h"
 

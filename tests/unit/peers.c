@@ -6,7 +6,7 @@
 
 #include "kselftest_harness.h"
 
-#include "tools/peers.h"
+#include "peers.h"
 
 /* Parse s; returns the status. */
 static int parse(const char *s, struct ls_peers *p, struct ls_err *err)
