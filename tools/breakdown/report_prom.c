@@ -92,7 +92,7 @@ static int prom_obs(struct ls_prom *pr, const struct bd_prom_pair *pp, size_t n,
 }
 
 /*
- * --prom: Prometheus text (tools/prom.h) for node_exporter's textfile
+ * --prom: Prometheus text (tools/cli/prom.h) for node_exporter's textfile
  * collector; one family at a time over every pair, a peer label each.
  */
 int bd_write_prom(struct ls_prom *pr, const struct bd_prom_pair *pp, size_t n,

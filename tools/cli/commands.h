@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* One entry point per command file (tools/cmd_*.c); the table is in latsplit.c. */
+/*
+ * One entry point per command file (tools/cli/cmd_*.c, tools/breakdown/cli.c);
+ * the table is in latsplit.c.
+ */
 #ifndef LS_COMMANDS_H
 #define LS_COMMANDS_H
 

@@ -2,7 +2,7 @@
 /*
  * The verbs latency probe engine: an RC ping-pong (RDMA WRITE, SEND/RECV)
  * or RDMA READ between a prober and a responder, connected over the OOB
- * control channel (tools/oob.h) or rdma_cm. `latsplit probe` and
+ * control channel (tools/probe/oob.h) or rdma_cm. `latsplit probe` and
  * `latsplit breakdown` both drive it through this API.
  *
  * Every sample keeps its start and end in CLOCK_MONOTONIC ns (the clock
