@@ -312,6 +312,117 @@ fail:
 	return -1;
 }
 
+/* Per-sample instants the attribution hands the causal rules. */
+struct bd_stamps {
+	uint64_t *seen, *rx_seen, *sent, *posted;
+};
+
+/* The prober's records into the sets: its answers in, its requests out. */
+static int local_sets(struct ls_bd_an *a, const struct ls_probe_run *run,
+		      struct ls_bd_host *local, uint64_t slack, struct ls_attr_cfg *cfg,
+		      const struct bd_stamps *t, struct bd_sets *S, struct ls_err *err)
+{
+	uint64_t *seen = t->seen, *sent = t->sent, *posted = t->posted;
+	struct ls_causal_in cin = {
+		.rec = local->rec, .nrec = local->nrec, .n = a->n, .seen = seen,
+		.qpn = run->qpn, .psn0 = run->ans_psn0, .pkts = run->pkts,
+		.seen_app = true, .requests = false,
+	};
+
+	/* an answer leaves the responder at its "answered" stamp */
+	if (a->have_theta && a->peer_n == a->n) {
+		for (size_t i = 0; i < a->n; i++)
+			sent[i] = (uint64_t)((int64_t)run->peer[i].end_ns - a->theta_ns);
+		cin.sent = sent;
+	}
+	/* its request: posted at the sample's start, to the responder's QP */
+	struct ls_causal_tx tx = {
+		.rec = local->rec, .nrec = local->nrec, .n = a->n, .posted = posted,
+		.qpn = run->peer_qpn, .psn0 = run->req_psn0, .pkts = run->pkts,
+		.requests = true,
+	};
+
+	memcpy(cfg->cpumask, local->cpumask, sizeof(local->cpumask));
+	for (size_t i = 0; i < a->n; i++) {
+		seen[i] = run->samples[i].end_ns;	/* the prober saw the answer */
+		posted[i] = run->samples[i].start_ns;
+	}
+	if (host_sets(a, 0, local, &cin, &tx, seen, a->n, slack, 0, 0, S, err))
+		return -1;
+	a->host_measured[0] = true;
+	return 0;
+}
+
+/* The responder's records, moved into the prober's clock: requests in, answers out. */
+static int peer_sets(struct ls_bd_an *a, const struct ls_probe_run *run,
+		     struct ls_bd_host *peer, uint64_t slack, struct ls_attr_cfg *cfg,
+		     const struct bd_stamps *t, struct bd_sets *S, struct ls_err *err)
+{
+	uint64_t *seen = t->seen, *rx_seen = t->rx_seen, *sent = t->sent, *posted = t->posted;
+	/*
+	 * The responder saw sample i's request at peer[i].start_ns; a
+	 * run without those stamps (READ: no responder code runs)
+	 * bounds its path by the window's end in its clock.
+	 */
+	size_t rx_n = a->peer_n ? a->peer_n : a->n;
+	struct ls_causal_in cin = {
+		.rec = peer->rec, .nrec = peer->nrec, .n = rx_n, .seen = rx_seen,
+		.qpn = run->peer_qpn, .psn0 = run->req_psn0, .pkts = run->pkts,
+		.seen_app = a->peer_n > 0, .requests = true,
+	};
+
+	for (int w = 0; w < LS_CPUMASK_WORDS; w++)
+		cfg->cpumask[LS_CPUMASK_WORDS + w] = peer->cpumask[w];
+	for (size_t i = 0; i < a->peer_n; i++)
+		seen[i] = run->peer[i].start_ns;
+	/* a request leaves the prober at the sample's start */
+	for (size_t i = 0; i < rx_n; i++)
+		sent[i] = (uint64_t)((int64_t)run->samples[i].start_ns + a->theta_ns);
+	cin.sent = sent;
+	for (size_t i = 0; i < rx_n; i++)
+		rx_seen[i] = a->peer_n ? run->peer[i].start_ns :
+			     (uint64_t)((int64_t)run->samples[i].end_ns + a->theta_ns);
+	/* its answer: posted at its "answered" stamp, to the prober's QP */
+	struct ls_causal_tx tx = {
+		.rec = peer->rec, .nrec = peer->nrec, .n = a->peer_n, .posted = posted,
+		.qpn = run->qpn, .psn0 = run->ans_psn0, .pkts = run->pkts,
+		.requests = false,
+	};
+
+	for (size_t i = 0; i < a->peer_n; i++)
+		posted[i] = run->peer[i].end_ns;
+	if (host_sets(a, 1, peer, &cin, a->peer_n ? &tx : NULL, seen, a->peer_n, slack, a->theta_ns,
+		      LS_MAX_CPUS, S, err))
+		return -1;
+	a->host_measured[1] = true;
+	return 0;
+}
+
+/* Both attributions from the sets: the causal entries in order, then the concurrent records. */
+static int attr_push_sets(struct ls_bd_an *a, const struct ls_attr_cfg *cfg,
+			  struct bd_sets *S, struct ls_err *err)
+{
+	if (ls_attr_init(&a->attr, cfg, err))
+		return -1;
+	a->attr_ok = true;
+	if (ls_attr_init(&a->conc, cfg, err))
+		return -1;
+	a->conc_ok = true;
+	qsort(S->ent, S->nent, sizeof(*S->ent), ent_cmp);
+	for (size_t i = 0; i < S->nent; i++)
+		if (ls_attr_push_for(&a->attr, &S->ent[i].r, S->ent[i].only, err))
+			return -1;
+	ls_attr_finish(&a->attr);
+	ls_records_sort(S->conc, S->nconc);
+	for (size_t i = 0; i < S->nconc; i++)
+		if (ls_attr_push(&a->conc, &S->conc[i], err))
+			return -1;
+	ls_attr_finish(&a->conc);
+	for (size_t i = 0; i < a->n; i++)
+		a->kern_rtt[i] = (double)a->attr.kernel_ns[i];
+	return 0;
+}
+
 /*
  * One attribution over the prober's windows of both hosts' records: the
  * responder's moved into the prober's clock (minus theta) with their CPU
@@ -327,110 +438,34 @@ int ls_bd_attribute(struct ls_bd_an *a, const struct ls_probe_run *run,
 	struct ls_attr_cfg cfg = { .win = a->win, .n = a->n, .tail = a->tail,
 				   .stage_mask = LS_ATTR_ALL_STAGES,
 				   .per_window = a->per_window };
-	uint64_t *seen = malloc((a->n ? a->n : 1) * sizeof(*seen));
-	uint64_t *rx_seen = malloc((a->n ? a->n : 1) * sizeof(*rx_seen));
-	uint64_t *sent = malloc((a->n ? a->n : 1) * sizeof(*sent));
-	uint64_t *posted = malloc((a->n ? a->n : 1) * sizeof(*posted));
+	struct bd_stamps t = {
+		.seen = malloc((a->n ? a->n : 1) * sizeof(*t.seen)),
+		.rx_seen = malloc((a->n ? a->n : 1) * sizeof(*t.rx_seen)),
+		.sent = malloc((a->n ? a->n : 1) * sizeof(*t.sent)),
+		.posted = malloc((a->n ? a->n : 1) * sizeof(*t.posted)),
+	};
 	struct bd_sets S = { 0 };
 	int ret = -1;
 
-	if (!seen || !rx_seen || !sent || !posted) {
+	if (!t.seen || !t.rx_seen || !t.sent || !t.posted) {
 		ls_errnof(err, ENOMEM, "%zu samples", a->n);
 		goto out;
 	}
-	if (local->measured) {
-		struct ls_causal_in cin = {
-			.rec = local->rec, .nrec = local->nrec, .n = a->n, .seen = seen,
-			.qpn = run->qpn, .psn0 = run->ans_psn0, .pkts = run->pkts,
-			.seen_app = true, .requests = false,
-		};
-
-		/* an answer leaves the responder at its "answered" stamp */
-		if (a->have_theta && a->peer_n == a->n) {
-			for (size_t i = 0; i < a->n; i++)
-				sent[i] = (uint64_t)((int64_t)run->peer[i].end_ns - a->theta_ns);
-			cin.sent = sent;
-		}
-		/* its request: posted at the sample's start, to the responder's QP */
-		struct ls_causal_tx tx = {
-			.rec = local->rec, .nrec = local->nrec, .n = a->n, .posted = posted,
-			.qpn = run->peer_qpn, .psn0 = run->req_psn0, .pkts = run->pkts,
-			.requests = true,
-		};
-
-		memcpy(cfg.cpumask, local->cpumask, sizeof(local->cpumask));
-		for (size_t i = 0; i < a->n; i++) {
-			seen[i] = run->samples[i].end_ns;	/* the prober saw the answer */
-			posted[i] = run->samples[i].start_ns;
-		}
-		if (host_sets(a, 0, local, &cin, &tx, seen, a->n, slack, 0, 0, &S, err))
-			goto out;
-		a->host_measured[0] = true;
-	}
-	if (peer && peer->measured && a->have_theta) {
-		/*
-		 * The responder saw sample i's request at peer[i].start_ns; a
-		 * run without those stamps (READ: no responder code runs)
-		 * bounds its path by the window's end in its clock.
-		 */
-		size_t rx_n = a->peer_n ? a->peer_n : a->n;
-		struct ls_causal_in cin = {
-			.rec = peer->rec, .nrec = peer->nrec, .n = rx_n, .seen = rx_seen,
-			.qpn = run->peer_qpn, .psn0 = run->req_psn0, .pkts = run->pkts,
-			.seen_app = a->peer_n > 0, .requests = true,
-		};
-
-		for (int w = 0; w < LS_CPUMASK_WORDS; w++)
-			cfg.cpumask[LS_CPUMASK_WORDS + w] = peer->cpumask[w];
-		for (size_t i = 0; i < a->peer_n; i++)
-			seen[i] = run->peer[i].start_ns;
-		/* a request leaves the prober at the sample's start */
-		for (size_t i = 0; i < rx_n; i++)
-			sent[i] = (uint64_t)((int64_t)run->samples[i].start_ns + a->theta_ns);
-		cin.sent = sent;
-		for (size_t i = 0; i < rx_n; i++)
-			rx_seen[i] = a->peer_n ? run->peer[i].start_ns :
-				     (uint64_t)((int64_t)run->samples[i].end_ns + a->theta_ns);
-		/* its answer: posted at its "answered" stamp, to the prober's QP */
-		struct ls_causal_tx tx = {
-			.rec = peer->rec, .nrec = peer->nrec, .n = a->peer_n, .posted = posted,
-			.qpn = run->qpn, .psn0 = run->ans_psn0, .pkts = run->pkts,
-			.requests = false,
-		};
-
-		for (size_t i = 0; i < a->peer_n; i++)
-			posted[i] = run->peer[i].end_ns;
-		if (host_sets(a, 1, peer, &cin, a->peer_n ? &tx : NULL, seen, a->peer_n, slack, a->theta_ns,
-			      LS_MAX_CPUS, &S, err))
-			goto out;
-		a->host_measured[1] = true;
-	}
-	if (ls_attr_init(&a->attr, &cfg, err))
+	if (local->measured && local_sets(a, run, local, slack, &cfg, &t, &S, err))
 		goto out;
-	a->attr_ok = true;
-	if (ls_attr_init(&a->conc, &cfg, err))
+	if (peer && peer->measured && a->have_theta &&
+	    peer_sets(a, run, peer, slack, &cfg, &t, &S, err))
 		goto out;
-	a->conc_ok = true;
-	qsort(S.ent, S.nent, sizeof(*S.ent), ent_cmp);
-	for (size_t i = 0; i < S.nent; i++)
-		if (ls_attr_push_for(&a->attr, &S.ent[i].r, S.ent[i].only, err))
-			goto out;
-	ls_attr_finish(&a->attr);
-	ls_records_sort(S.conc, S.nconc);
-	for (size_t i = 0; i < S.nconc; i++)
-		if (ls_attr_push(&a->conc, &S.conc[i], err))
-			goto out;
-	ls_attr_finish(&a->conc);
-	for (size_t i = 0; i < a->n; i++)
-		a->kern_rtt[i] = (double)a->attr.kernel_ns[i];
+	if (attr_push_sets(a, &cfg, &S, err))
+		goto out;
 	ret = 0;
 out:
 	free(S.ent);
 	free(S.conc);
-	free(seen);
-	free(rx_seen);
-	free(sent);
-	free(posted);
+	free(t.seen);
+	free(t.rx_seen);
+	free(t.sent);
+	free(t.posted);
 	return ret;
 }
 

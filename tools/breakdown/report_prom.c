@@ -91,12 +91,9 @@ static int prom_obs(struct ls_prom *pr, const struct bd_prom_pair *pp, size_t n,
 	return 0;
 }
 
-/*
- * --prom: Prometheus text (tools/cli/prom.h) for node_exporter's textfile
- * collector; one family at a time over every pair, a peer label each.
- */
-int bd_write_prom(struct ls_prom *pr, const struct bd_prom_pair *pp, size_t n,
-		  struct ls_err *err)
+/* The pairs' up, the parts' summaries, maxima and tail shares, and the floor. */
+static int prom_parts(struct ls_prom *pr, const struct bd_prom_pair *pp, size_t n,
+		      struct ls_err *err)
 {
 	static const char *const names[4] = { "total", "transmission", "queuing", "processing" };
 	struct ls_prom_label l[4];
@@ -153,6 +150,16 @@ int bd_write_prom(struct ls_prom *pr, const struct bd_prom_pair *pp, size_t n,
 		if (pp[i].ok && ls_prom_sample(pr, NULL, l, 1, pp[i].floor_ns * 1e-9, err))
 			return -1;
 	}
+	return 0;
+}
+
+/* The attribution's fidelity (capped samples, reliable) and the verdict's level. */
+static int prom_verdict(struct ls_prom *pr, const struct bd_prom_pair *pp, size_t n,
+			struct ls_err *err)
+{
+	struct ls_prom_label l[4];
+	size_t i;
+
 	if (ls_prom_family(pr, "latsplit_breakdown_clamped_samples", LS_PROM_GAUGE,
 			   "Samples with more kernel time on their path than latency (processing capped).",
 			   err))
@@ -185,16 +192,16 @@ int bd_write_prom(struct ls_prom *pr, const struct bd_prom_pair *pp, size_t n,
 		if (ls_prom_sample(pr, NULL, l, 4, (double)pp[i].level_p50, err))
 			return -1;
 	}
-	if (prom_obs(pr, pp, n, "latsplit_breakdown_observer_seconds",
-		     "The backend's own handler time on the host's relevant CPUs, one-way per sample.",
-		     OBS_PER_SAMPLE, err) ||
-	    prom_obs(pr, pp, n, "latsplit_breakdown_observer_share",
-		     "The backend's own handler time per sample as a share of the one-way p50.",
-		     OBS_SHARE, err) ||
-	    prom_obs(pr, pp, n, "latsplit_breakdown_drain_cpu_seconds",
-		     "CPU time of the thread draining the kernel records during the run.",
-		     OBS_DRAIN, err))
-		return -1;
+	return 0;
+}
+
+/* The statistics that moved on either host. */
+static int prom_stats(struct ls_prom *pr, const struct bd_prom_pair *pp, size_t n,
+		      struct ls_err *err)
+{
+	struct ls_prom_label l[4];
+	size_t i;
+
 	if (ls_prom_family(pr, "latsplit_breakdown_stat_change", LS_PROM_GAUGE,
 			   "NIC/RDMA/qdisc statistics that moved during the run (delta, or level for gauges).",
 			   err))
@@ -212,4 +219,26 @@ int bd_write_prom(struct ls_prom *pr, const struct bd_prom_pair *pp, size_t n,
 		}
 	}
 	return 0;
+}
+
+/*
+ * --prom: Prometheus text (tools/cli/prom.h) for node_exporter's textfile
+ * collector; one family at a time over every pair, a peer label each.
+ */
+int bd_write_prom(struct ls_prom *pr, const struct bd_prom_pair *pp, size_t n,
+		  struct ls_err *err)
+{
+	if (prom_parts(pr, pp, n, err) || prom_verdict(pr, pp, n, err))
+		return -1;
+	if (prom_obs(pr, pp, n, "latsplit_breakdown_observer_seconds",
+		     "The backend's own handler time on the host's relevant CPUs, one-way per sample.",
+		     OBS_PER_SAMPLE, err) ||
+	    prom_obs(pr, pp, n, "latsplit_breakdown_observer_share",
+		     "The backend's own handler time per sample as a share of the one-way p50.",
+		     OBS_SHARE, err) ||
+	    prom_obs(pr, pp, n, "latsplit_breakdown_drain_cpu_seconds",
+		     "CPU time of the thread draining the kernel records during the run.",
+		     OBS_DRAIN, err))
+		return -1;
+	return prom_stats(pr, pp, n, err);
 }

@@ -106,16 +106,11 @@ static bool print_cells(const struct ls_bd_an *a, const struct ls_attr *at)
 	return any;
 }
 
-/* Human-readable report. */
-void bd_print_text(const struct ls_bd_an *a, const struct ls_probe_result *r,
-		   const struct bd_cli *c, const struct ls_bd_host *local,
-		   const struct ls_bd_host *peer, const struct ls_bd_base *base)
+/* The report's head: the run, the transmission model, both hosts' kernel and observer lines. */
+static void text_head(const struct ls_bd_an *a, const struct ls_probe_result *r,
+		      const struct bd_cli *c, const struct ls_bd_host *local,
+		      const struct ls_bd_host *peer)
 {
-	const struct ls_split_out *sp = &a->sp;
-	const struct ls_bd_host *hosts[2] = { local, peer };
-	const struct ls_verdict *v = &a->v;
-	bool any = false;
-
 	printf("latsplit breakdown: %s port %u -> %s, RDMA %s %u B, %zu samples, %s, CPU %d\n",
 	       r->dev.name, r->dev.port, r->peer, ls_probe_verb_name(r->verb), r->runs[0].size,
 	       a->n, r->events ? "completion events" : "busy poll", c->o.cpu);
@@ -145,6 +140,13 @@ void bd_print_text(const struct ls_bd_an *a, const struct ls_probe_result *r,
 	print_observer("prober", local, a);
 	if (peer)
 		print_observer("responder", peer, a);
+}
+
+/* The parts table, the base floor and the tail's shares. */
+static void text_parts(const struct ls_bd_an *a, const struct bd_cli *c,
+		       const struct ls_bd_base *base)
+{
+	const struct ls_split_out *sp = &a->sp;
 
 	printf("\n  %-22s %10s %10s %10s %10s\n", "one-way (us)", "p50", "p99", "p99.9", "max");
 	print_row("total", &sp->sum_total);
@@ -169,7 +171,11 @@ void bd_print_text(const struct ls_bd_an *a, const struct ls_probe_result *r,
 	       sp->tail_n, sp->tail_threshold_ns / 1e3, sp->tail_excess_ns / 1e3,
 	       100 * sp->tail_share[LS_PART_QUEUING], 100 * sp->tail_share[LS_PART_PROCESSING],
 	       100 * sp->tail_share[LS_PART_TRANSMISSION]);
+}
 
+/* What was on the samples' path by host, CPU and stage; the concurrent context; packet matching. */
+static void text_cells(const struct ls_bd_an *a)
+{
 	printf("\nprocessing by stage and CPU (one-way us per sample; each instant counted once):\n");
 	if (!print_cells(a, a->attr_ok ? &a->attr : NULL))
 		printf("  (no kernel time on the samples' path)\n");
@@ -187,8 +193,13 @@ void bd_print_text(const struct ls_bd_an *a, const struct ls_probe_result *r,
 			printf("  %s: no RoCE packet seen by the backend: its receive path is all concurrent (a NIC that bypasses the kernel, or a backend without RX_PKT records)\n",
 			       bd_host_names[h]);
 	}
+}
 
-	any = false;
+/* The counters that moved on either host, then the unreadable ones. */
+static void text_counters(const struct ls_bd_host *const hosts[2])
+{
+	bool any = false;
+
 	printf("\ncounters that moved:\n");
 	for (int h = 0; h < 2; h++) {
 		if (!hosts[h])
@@ -216,6 +227,14 @@ void bd_print_text(const struct ls_bd_an *a, const struct ls_probe_result *r,
 				printf("  unreadable, %s: %s: %s\n", bd_host_names[h], d->name, d->error);
 		}
 	}
+}
+
+/* The verdict and its findings (none when the attribution is unreliable). */
+static void text_verdict(const struct ls_bd_an *a, const struct ls_probe_result *r,
+			 const struct bd_cli *c)
+{
+	const struct ls_split_out *sp = &a->sp;
+	const struct ls_verdict *v = &a->v;
 
 	if (ls_bd_unreliable(a)) {
 		printf("\nverdict: none: the attribution is unreliable for this run (%zu of %zu samples clamped); p50 %.3f us, p99 %.3f us\n",
@@ -237,6 +256,20 @@ void bd_print_text(const struct ls_bd_an *a, const struct ls_probe_result *r,
 	if (!v->nf)
 		printf("  findings: none\n");
 	printf("  next: %s: %s\n", ls_layer_name(v->next), v->next_why);
+}
+
+/* Human-readable report. */
+void bd_print_text(const struct ls_bd_an *a, const struct ls_probe_result *r,
+		   const struct bd_cli *c, const struct ls_bd_host *local,
+		   const struct ls_bd_host *peer, const struct ls_bd_base *base)
+{
+	const struct ls_bd_host *const hosts[2] = { local, peer };
+
+	text_head(a, r, c, local, peer);
+	text_parts(a, c, base);
+	text_cells(a);
+	text_counters(hosts);
+	text_verdict(a, r, c);
 }
 
 /* Sample i's PSN from a run's first PSN, or -1 when unknown (see ls_probe_run). */
