@@ -90,146 +90,140 @@ static void usage(FILE *fp)
 		BD_DEFAULT_ITERS, LS_OOB_DEFAULT_PORT, BD_DEFAULT_RING_KIB);
 }
 
-/* Parse the options into c; returns 0, or LS_EXIT_USAGE after a message. */
-static int parse(struct bd_cli *c, int argc, char **argv, bool *help)
+/* breakdown's own long options (the probe's come from probe_opts.h). */
+enum { O_RING = 256, O_GBPS, O_CABLE, O_HOPS, O_SWITCH, O_FLOOR, O_BASE, O_TAIL,
+       O_NORMAL, O_ABN, O_HURTS, O_SHARE, O_EXPECT, O_JSON, O_SAMPLES, O_PROM,
+       O_SLACK, O_PEERS };
+
+static const struct option bd_options[] = {
+	{ "backend", required_argument, NULL, 'b' },
+	{ "ring-kib", required_argument, NULL, O_RING },
+	{ "link-gbps", required_argument, NULL, O_GBPS },
+	{ "cable-m", required_argument, NULL, O_CABLE },
+	{ "hops", required_argument, NULL, O_HOPS },
+	{ "switch", required_argument, NULL, O_SWITCH },
+	{ "floor-pct", required_argument, NULL, O_FLOOR },
+	{ "baseline", required_argument, NULL, O_BASE },
+	{ "tail-pct", required_argument, NULL, O_TAIL },
+	{ "preempt-slack", required_argument, NULL, O_SLACK },
+	{ "normal-us", required_argument, NULL, O_NORMAL },
+	{ "abnormal-us", required_argument, NULL, O_ABN },
+	{ "hurts-us", required_argument, NULL, O_HURTS },
+	{ "share", required_argument, NULL, O_SHARE },
+	{ "expect-gbps", required_argument, NULL, O_EXPECT },
+	{ "json", no_argument, NULL, O_JSON },
+	{ "samples", required_argument, NULL, O_SAMPLES },
+	{ "prom", required_argument, NULL, O_PROM },
+	{ "peers", required_argument, NULL, O_PEERS },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Apply one option; 1: not one of breakdown's or the probe's, -1: err says why. */
+static int apply_opt(struct bd_cli *c, int opt, const char *arg, bool *have_n,
+		     struct ls_err *err)
 {
-	enum { O_RING = 256, O_GBPS, O_CABLE, O_HOPS, O_SWITCH, O_FLOOR, O_BASE, O_TAIL,
-	       O_NORMAL, O_ABN, O_HURTS, O_SHARE, O_EXPECT, O_JSON, O_SAMPLES, O_PROM,
-	       O_SLACK, O_PEERS };
-	static const struct option own[] = {
-		{ "backend", required_argument, NULL, 'b' },
-		{ "ring-kib", required_argument, NULL, O_RING },
-		{ "link-gbps", required_argument, NULL, O_GBPS },
-		{ "cable-m", required_argument, NULL, O_CABLE },
-		{ "hops", required_argument, NULL, O_HOPS },
-		{ "switch", required_argument, NULL, O_SWITCH },
-		{ "floor-pct", required_argument, NULL, O_FLOOR },
-		{ "baseline", required_argument, NULL, O_BASE },
-		{ "tail-pct", required_argument, NULL, O_TAIL },
-		{ "preempt-slack", required_argument, NULL, O_SLACK },
-		{ "normal-us", required_argument, NULL, O_NORMAL },
-		{ "abnormal-us", required_argument, NULL, O_ABN },
-		{ "hurts-us", required_argument, NULL, O_HURTS },
-		{ "share", required_argument, NULL, O_SHARE },
-		{ "expect-gbps", required_argument, NULL, O_EXPECT },
-		{ "json", no_argument, NULL, O_JSON },
-		{ "samples", required_argument, NULL, O_SAMPLES },
-		{ "prom", required_argument, NULL, O_PROM },
-		{ "peers", required_argument, NULL, O_PEERS },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct ls_probe_opts *o = &c->o;
-	struct ls_err err = { 0 };
-	struct option lo[LS_PROBE_NR_LONGOPTS + ARRAY_SIZE(own)];
-	bool have_n = false;
 	double d;
 	uint64_t v;
-	int opt;
+	int rc = 0;
 
-	ls_probe_longopts(lo, own, ARRAY_SIZE(own));
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, LS_PROBE_SHORTOPTS "b:vh", lo, NULL)) != -1) {
-		int rc = 0;
-
-		switch (opt) {
-		case 'b':
-			c->backend = optarg;
-			if (strcmp(optarg, "auto") && strcmp(optarg, "kmod") &&
-			    strcmp(optarg, "ebpf") && strcmp(optarg, "none"))
-				rc = ls_errf(&err, "--backend: '%s' is not auto, kmod, ebpf or none",
-					     optarg);
-			break;
-		case O_RING:
-			rc = ls_parse_u64(optarg, 4, 1u << 20, &v, &err, "--ring-kib");
-			c->ring_kib = (unsigned int)v;
-			break;
-		case O_GBPS:
-			rc = ls_parse_double(optarg, 1e-3, 1e6, &c->link_gbps, &err, "--link-gbps");
-			break;
-		case O_CABLE:
-			rc = ls_parse_double(optarg, 0, 1e7, &c->cable_m, &err, "--cable-m");
-			break;
-		case O_HOPS:
-			rc = ls_parse_u64(optarg, 1, 64, &v, &err, "--hops");
-			c->hops = (unsigned int)v;
-			break;
-		case O_SWITCH:
-			if (!strcmp(optarg, "sf"))
-				c->sw = LS_SWITCH_SF;
-			else if (!strcmp(optarg, "ct"))
-				c->sw = LS_SWITCH_CT;
-			else
-				rc = ls_errf(&err, "--switch: '%s' is not sf or ct", optarg);
-			break;
-		case O_FLOOR:
-			rc = ls_parse_double(optarg, 0, 100, &d, &err, "--floor-pct");
-			c->floor_q = d / 100;
-			break;
-		case O_BASE:
-			c->baseline = optarg;
-			break;
-		case O_TAIL:
-			rc = ls_parse_double(optarg, 1e-6, 100, &d, &err, "--tail-pct");
-			c->tail_frac = d / 100;
-			break;
-		case O_SLACK:
-			rc = ls_parse_duration_ns(optarg, &c->preempt_slack_ns, &err,
-						  "--preempt-slack");
-			break;
-		case O_NORMAL:
-			rc = ls_parse_range_us(optarg, &c->thr.normal_lo_ns, &c->thr.normal_hi_ns,
-					       &err);
-			if (rc)
-				ls_err_wrap(&err, "--normal-us");
-			break;
-		case O_ABN:
-			rc = ls_parse_double(optarg, 1e-6, 1e9, &d, &err, "--abnormal-us");
-			c->thr.abnormal_ns = d * 1e3;
-			break;
-		case O_HURTS:
-			rc = ls_parse_double(optarg, 1e-6, 1e9, &d, &err, "--hurts-us");
-			c->thr.hurts_ns = d * 1e3;
-			break;
-		case O_SHARE:
-			rc = ls_parse_double(optarg, 0, 1, &c->thr.share, &err, "--share");
-			break;
-		case O_EXPECT:
-			rc = ls_parse_double(optarg, 1e-3, 1e6, &c->expect_gbps, &err,
-					     "--expect-gbps");
-			break;
-		case O_JSON:
-			c->json = true;
-			break;
-		case O_SAMPLES:
-			c->samples = optarg;
-			break;
-		case O_PROM:
-			c->prom = optarg;
-			break;
-		case O_PEERS:
-			c->peers = optarg;
-			break;
-		case 'v':
-			c->verbose = true;
-			break;
-		case 'h':
-			*help = true;
-			return 0;
-		default:
-			rc = ls_probe_opt_apply(o, opt, optarg, &err);
-			if (rc > 0) {
-				usage(stderr);
-				return LS_EXIT_USAGE;
-			}
-			have_n |= opt == 'n';
-		}
-		if (rc) {
-			ls_warn("breakdown: %s", err.msg);
-			return LS_EXIT_USAGE;
-		}
+	switch (opt) {
+	case 'b':
+		c->backend = arg;
+		if (strcmp(arg, "auto") && strcmp(arg, "kmod") &&
+		    strcmp(arg, "ebpf") && strcmp(arg, "none"))
+			rc = ls_errf(err, "--backend: '%s' is not auto, kmod, ebpf or none",
+				     arg);
+		break;
+	case O_RING:
+		rc = ls_parse_u64(arg, 4, 1u << 20, &v, err, "--ring-kib");
+		c->ring_kib = (unsigned int)v;
+		break;
+	case O_GBPS:
+		rc = ls_parse_double(arg, 1e-3, 1e6, &c->link_gbps, err, "--link-gbps");
+		break;
+	case O_CABLE:
+		rc = ls_parse_double(arg, 0, 1e7, &c->cable_m, err, "--cable-m");
+		break;
+	case O_HOPS:
+		rc = ls_parse_u64(arg, 1, 64, &v, err, "--hops");
+		c->hops = (unsigned int)v;
+		break;
+	case O_SWITCH:
+		if (!strcmp(arg, "sf"))
+			c->sw = LS_SWITCH_SF;
+		else if (!strcmp(arg, "ct"))
+			c->sw = LS_SWITCH_CT;
+		else
+			rc = ls_errf(err, "--switch: '%s' is not sf or ct", arg);
+		break;
+	case O_FLOOR:
+		rc = ls_parse_double(arg, 0, 100, &d, err, "--floor-pct");
+		c->floor_q = d / 100;
+		break;
+	case O_BASE:
+		c->baseline = arg;
+		break;
+	case O_TAIL:
+		rc = ls_parse_double(arg, 1e-6, 100, &d, err, "--tail-pct");
+		c->tail_frac = d / 100;
+		break;
+	case O_SLACK:
+		rc = ls_parse_duration_ns(arg, &c->preempt_slack_ns, err,
+					  "--preempt-slack");
+		break;
+	case O_NORMAL:
+		rc = ls_parse_range_us(arg, &c->thr.normal_lo_ns, &c->thr.normal_hi_ns,
+				       err);
+		if (rc)
+			ls_err_wrap(err, "--normal-us");
+		break;
+	case O_ABN:
+		rc = ls_parse_double(arg, 1e-6, 1e9, &d, err, "--abnormal-us");
+		c->thr.abnormal_ns = d * 1e3;
+		break;
+	case O_HURTS:
+		rc = ls_parse_double(arg, 1e-6, 1e9, &d, err, "--hurts-us");
+		c->thr.hurts_ns = d * 1e3;
+		break;
+	case O_SHARE:
+		rc = ls_parse_double(arg, 0, 1, &c->thr.share, err, "--share");
+		break;
+	case O_EXPECT:
+		rc = ls_parse_double(arg, 1e-3, 1e6, &c->expect_gbps, err,
+				     "--expect-gbps");
+		break;
+	case O_JSON:
+		c->json = true;
+		break;
+	case O_SAMPLES:
+		c->samples = arg;
+		break;
+	case O_PROM:
+		c->prom = arg;
+		break;
+	case O_PEERS:
+		c->peers = arg;
+		break;
+	case 'v':
+		c->verbose = true;
+		break;
+	default:
+		rc = ls_probe_opt_apply(&c->o, opt, arg, err);
+		if (rc > 0)
+			return 1;
+		*have_n |= opt == 'n';
 	}
+	return rc;
+}
+
+/* The checks across options and arguments once all are read; an exit status. */
+static int check_args(struct bd_cli *c, int argc, char **argv, bool have_n)
+{
+	struct ls_probe_opts *o = &c->o;
+	struct ls_err err = { 0 };
+
 	if (argc - optind > 1) {
 		ls_warn("breakdown: one PEER at most ('%s' is extra)", argv[optind + 1]);
 		return LS_EXIT_USAGE;
@@ -274,6 +268,34 @@ static int parse(struct bd_cli *c, int argc, char **argv, bool *help)
 		o->peer = c->plist.v[0];
 	}
 	return 0;
+}
+
+/* Parse the options into c; returns 0, or LS_EXIT_USAGE after a message. */
+static int parse(struct bd_cli *c, int argc, char **argv, bool *help)
+{
+	struct option lo[LS_PROBE_NR_LONGOPTS + ARRAY_SIZE(bd_options)];
+	struct ls_err err = { 0 };
+	bool have_n = false;
+	int opt, rc;
+
+	ls_probe_longopts(lo, bd_options, ARRAY_SIZE(bd_options));
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, LS_PROBE_SHORTOPTS "b:vh", lo, NULL)) != -1) {
+		if (opt == 'h') {
+			*help = true;
+			return 0;
+		}
+		rc = apply_opt(c, opt, optarg, &have_n, &err);
+		if (rc > 0) {
+			usage(stderr);
+			return LS_EXIT_USAGE;
+		}
+		if (rc) {
+			ls_warn("breakdown: %s", err.msg);
+			return LS_EXIT_USAGE;
+		}
+	}
+	return check_args(c, argc, argv, have_n);
 }
 
 /* Open the output files before the run so a bad path fails early; none is visible until commit. */

@@ -103,98 +103,99 @@ static void end_progress(void *arg, const struct ls_probe_run *run)
 	c->progress_shown = false;
 }
 
-/* Parse the options into c; returns 0, or LS_EXIT_USAGE after a message. */
-static int parse(struct probe_cli *c, int argc, char **argv, bool *help)
+/* probe's own long options (the probe engine's come from probe_opts.h). */
+enum { O_RTT = 256, O_JSON, O_SAMPLES, O_SFMT, O_HIST, O_FOREVER, O_MAXS, O_SWMAX,
+       O_PROM, O_PEERS };
+
+static const struct option probe_options[] = {
+	{ "all", no_argument, NULL, 'a' },
+	{ "sweep-max", required_argument, NULL, O_SWMAX },
+	{ "max-samples", required_argument, NULL, O_MAXS },
+	{ "forever", no_argument, NULL, O_FOREVER },
+	{ "rtt", no_argument, NULL, O_RTT },
+	{ "prom", required_argument, NULL, O_PROM },
+	{ "peers", required_argument, NULL, O_PEERS },
+	{ "json", no_argument, NULL, O_JSON },
+	{ "samples", required_argument, NULL, O_SAMPLES },
+	{ "samples-format", required_argument, NULL, O_SFMT },
+	{ "hist", no_argument, NULL, O_HIST },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* What the options said that the checks after them need. */
+struct probe_seen {
+	bool have_n, have_s;		/* -n, -s given */
+	uint32_t sweep_max;		/* largest size of -a */
+};
+
+/* Apply one option; 1: not one of probe's, -1: err says why. */
+static int apply_opt(struct probe_cli *c, int opt, const char *arg, struct probe_seen *seen,
+		     struct ls_err *err)
 {
-	enum { O_RTT = 256, O_JSON, O_SAMPLES, O_SFMT, O_HIST, O_FOREVER, O_MAXS, O_SWMAX,
-	       O_PROM, O_PEERS };
-	static const struct option own[] = {
-		{ "all", no_argument, NULL, 'a' },
-		{ "sweep-max", required_argument, NULL, O_SWMAX },
-		{ "max-samples", required_argument, NULL, O_MAXS },
-		{ "forever", no_argument, NULL, O_FOREVER },
-		{ "rtt", no_argument, NULL, O_RTT },
-		{ "prom", required_argument, NULL, O_PROM },
-		{ "peers", required_argument, NULL, O_PEERS },
-		{ "json", no_argument, NULL, O_JSON },
-		{ "samples", required_argument, NULL, O_SAMPLES },
-		{ "samples-format", required_argument, NULL, O_SFMT },
-		{ "hist", no_argument, NULL, O_HIST },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct ls_probe_opts *o = &c->o;
-	bool have_n = false, have_s = false;
-	uint32_t sweep_max = 1u << 23;
-	struct ls_err err = { 0 };
-	struct option lo[LS_PROBE_NR_LONGOPTS + ARRAY_SIZE(own)];
 	uint64_t v;
-	int opt;
+	int rc = 0;
 
-	ls_probe_longopts(lo, own, ARRAY_SIZE(own));
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, LS_PROBE_SHORTOPTS "ah", lo, NULL)) != -1) {
-		int rc = 0;
-
-		switch (opt) {
-		case 'a':
-			c->sweep = true;
-			break;
-		case O_SWMAX:
-			rc = ls_parse_u64(optarg, 2, 1u << 30, &v, &err, "--sweep-max");
-			sweep_max = (uint32_t)v;
-			break;
-		case O_MAXS:
-			rc = ls_parse_u64(optarg, 1, LS_PROBE_MAX_CAPACITY, &o->capacity, &err,
-					  "--max-samples");
-			break;
-		case O_FOREVER:
-			o->serve_forever = true;
-			break;
-		case O_RTT:
-			c->rtt = true;
-			break;
-		case O_PROM:
-			c->prom = optarg;
-			break;
-		case O_PEERS:
-			c->peers = optarg;
-			break;
-		case O_JSON:
-			c->json = true;
-			break;
-		case O_SAMPLES:
-			c->samples = optarg;
-			break;
-		case O_SFMT:
-			if (!strcmp(optarg, "csv"))
-				c->samples_fmt = FMT_CSV;
-			else if (!strcmp(optarg, "ndjson"))
-				c->samples_fmt = FMT_NDJSON;
-			else
-				rc = ls_errf(&err, "--samples-format: '%s' is not csv or ndjson",
-					     optarg);
-			break;
-		case O_HIST:
-			c->hist = true;
-			break;
-		case 'h':
-			*help = true;
-			return 0;
-		default:
-			rc = ls_probe_opt_apply(o, opt, optarg, &err);
-			if (rc > 0) {
-				usage(stderr);
-				return LS_EXIT_USAGE;
-			}
-			have_n |= opt == 'n';
-			have_s |= opt == 's';
-		}
-		if (rc) {
-			ls_warn("probe: %s", err.msg);
-			return LS_EXIT_USAGE;
-		}
+	switch (opt) {
+	case 'a':
+		c->sweep = true;
+		break;
+	case O_SWMAX:
+		rc = ls_parse_u64(arg, 2, 1u << 30, &v, err, "--sweep-max");
+		seen->sweep_max = (uint32_t)v;
+		break;
+	case O_MAXS:
+		rc = ls_parse_u64(arg, 1, LS_PROBE_MAX_CAPACITY, &o->capacity, err,
+				  "--max-samples");
+		break;
+	case O_FOREVER:
+		o->serve_forever = true;
+		break;
+	case O_RTT:
+		c->rtt = true;
+		break;
+	case O_PROM:
+		c->prom = arg;
+		break;
+	case O_PEERS:
+		c->peers = arg;
+		break;
+	case O_JSON:
+		c->json = true;
+		break;
+	case O_SAMPLES:
+		c->samples = arg;
+		break;
+	case O_SFMT:
+		if (!strcmp(arg, "csv"))
+			c->samples_fmt = FMT_CSV;
+		else if (!strcmp(arg, "ndjson"))
+			c->samples_fmt = FMT_NDJSON;
+		else
+			rc = ls_errf(err, "--samples-format: '%s' is not csv or ndjson",
+				     arg);
+		break;
+	case O_HIST:
+		c->hist = true;
+		break;
+	default:
+		rc = ls_probe_opt_apply(o, opt, arg, err);
+		if (rc > 0)
+			return 1;
+		seen->have_n |= opt == 'n';
+		seen->have_s |= opt == 's';
 	}
+	return rc;
+}
+
+/* The arguments and the checks across options once all are read; an exit status. */
+static int check_args(struct probe_cli *c, int argc, char **argv,
+		      const struct probe_seen *seen)
+{
+	struct ls_probe_opts *o = &c->o;
+	struct ls_err err = { 0 };
+
 	if (optind < argc)
 		o->peer = argv[optind++];
 	if (optind < argc) {
@@ -216,7 +217,7 @@ static int parse(struct probe_cli *c, int argc, char **argv, bool *help)
 		ls_warn("probe: --prom is the prober's");
 		return LS_EXIT_USAGE;
 	}
-	if (have_n && o->duration_ns) {
+	if (seen->have_n && o->duration_ns) {
 		ls_warn("probe: -n and -D exclude each other");
 		return LS_EXIT_USAGE;
 	}
@@ -226,16 +227,16 @@ static int parse(struct probe_cli *c, int argc, char **argv, bool *help)
 		ls_warn("probe: --max-samples needs -D");
 		return LS_EXIT_USAGE;
 	}
-	if (c->sweep && have_s) {
+	if (c->sweep && seen->have_s) {
 		ls_warn("probe: -a and -s exclude each other");
 		return LS_EXIT_USAGE;
 	}
 	if (c->sweep) {
 		o->nsizes = 0;
-		for (uint32_t s = 2; s <= sweep_max && o->nsizes < LS_PROBE_MAX_SIZES; s <<= 1)
+		for (uint32_t s = 2; s <= seen->sweep_max && o->nsizes < LS_PROBE_MAX_SIZES; s <<= 1)
 			o->sizes[o->nsizes++] = s;
 	}
-	if (!o->peer && (c->samples || c->rtt || c->hist || c->sweep || have_n || have_s ||
+	if (!o->peer && (c->samples || c->rtt || c->hist || c->sweep || seen->have_n || seen->have_s ||
 			 o->duration_ns || o->events || o->verb != LS_VERB_WRITE || o->mtu)) {
 		ls_warn("probe: -s/-a/-n/-D/-m/-e/--verb/--rtt/--hist/--samples are the prober's "
 			"(the responder follows the prober's parameters)");
@@ -264,6 +265,34 @@ static int parse(struct probe_cli *c, int argc, char **argv, bool *help)
 		o->peer = c->plist.v[0];
 	}
 	return 0;
+}
+
+/* Parse the options into c; returns 0, or LS_EXIT_USAGE after a message. */
+static int parse(struct probe_cli *c, int argc, char **argv, bool *help)
+{
+	struct option lo[LS_PROBE_NR_LONGOPTS + ARRAY_SIZE(probe_options)];
+	struct probe_seen seen = { .sweep_max = 1u << 23 };
+	struct ls_err err = { 0 };
+	int opt, rc;
+
+	ls_probe_longopts(lo, probe_options, ARRAY_SIZE(probe_options));
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, LS_PROBE_SHORTOPTS "ah", lo, NULL)) != -1) {
+		if (opt == 'h') {
+			*help = true;
+			return 0;
+		}
+		rc = apply_opt(c, opt, optarg, &seen, &err);
+		if (rc > 0) {
+			usage(stderr);
+			return LS_EXIT_USAGE;
+		}
+		if (rc) {
+			ls_warn("probe: %s", err.msg);
+			return LS_EXIT_USAGE;
+		}
+	}
+	return check_args(c, argc, argv, &seen);
 }
 
 /* Latency values of a run (one-way or RTT) in ns, malloc'd; NULL if empty. */
