@@ -454,6 +454,127 @@ static int ab_switch(const struct ls_backend_ops *ops, struct ls_backend *b,
 	return 0;
 }
 
+/* SIGINT/SIGTERM end the window, SIGCHLD wakes it, SIGUSR1 restarts it. */
+static void install_signals(void)
+{
+	struct sigaction sa = { 0 };
+
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = on_child;
+	sigaction(SIGCHLD, &sa, NULL);
+	sa.sa_handler = on_reset;
+	sigaction(SIGUSR1, &sa, NULL);
+}
+
+/* The window's report, the ring's losses and how COMMAND ended; an exit status. */
+static int report(const struct record_opts *o, const struct ls_snapshot *snap,
+		  const struct record_obs *ro, const struct record_ab *ab, const char *backend,
+		  uint64_t t0, uint64_t t1, int status)
+{
+	if (o->json)
+		record_print_json(o, snap, ro, ab, backend, t0, t1,
+				  o->cmd ? (WIFEXITED(status) ? WEXITSTATUS(status) :
+					    128 + WTERMSIG(status)) : 0);
+	else
+		record_print_text(o, snap, ro, ab, backend, t1 - t0);
+	if (o->records_path && snap->drops)
+		ls_warn("record: %llu records dropped (ring full): raise --ring-kib",
+			(unsigned long long)snap->drops);
+	if (o->cmd && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+		ls_warn("record: command '%s' failed (status %d)", o->cmd[0],
+			WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+		return LS_EXIT_FAIL;
+	}
+	return LS_EXIT_OK;
+}
+
+/* One recording's state while its window runs. */
+struct record_win {
+	const struct ls_backend_ops *ops;
+	struct ls_backend *b;
+	FILE *recfp;			/* --records, or NULL */
+	struct record_ab *ab;
+	pid_t child;			/* COMMAND, or -1 */
+	int status;			/* its wait status once it exited */
+	uint64_t t0;			/* the window's start (moved by SIGUSR1) */
+	uint64_t t1;			/* its end */
+};
+
+/* Record until the window ends, COMMAND exits or a signal stops it, then drain; -1 with err. */
+static int record_window(const struct record_opts *o, struct record_win *w,
+			 struct ls_err *err)
+{
+	while (!record_stop) {
+		/* A short poll bounds how late a command's exit is noticed. */
+		int wait_ms = w->child > 0 ? 10 : RECORD_POLL_MS;
+
+		if (o->ab_ns) {
+			uint64_t now = ls_now_ns();
+
+			if (now >= w->ab->next_ns) {
+				if (ab_switch(w->ops, w->b, w->ab, o->ab_ns, w->recfp, err))
+					return -1;
+				now = ls_now_ns();
+			}
+			if (w->ab->next_ns > now && w->ab->next_ns - now < (uint64_t)wait_ms * 1000000)
+				wait_ms = (int)((w->ab->next_ns - now) / 1000000) + 1;
+		}
+
+		if (o->duration_ns) {
+			uint64_t now = ls_now_ns();
+
+			if (now >= w->t0 + o->duration_ns)
+				break;
+			if (w->t0 + o->duration_ns - now < (uint64_t)wait_ms * 1000000)
+				wait_ms = (int)((w->t0 + o->duration_ns - now) / 1000000) + 1;
+		}
+		if (record_reset) {
+			record_reset = 0;
+			if (w->ops->reset(w->b, err))
+				return -1;
+			w->t0 = ls_now_ns();
+		}
+		if (w->child > 0) {
+			pid_t got = waitpid(w->child, &w->status, WNOHANG);
+
+			if (got == w->child) {
+				w->child = -1;
+				break;
+			}
+		}
+		/*
+		 * Paused, a backend's records end at once: nothing to wait on.
+		 * With --ab the reader sleeps through the "on" phases as well
+		 * and drains at each switch, in no phase: a phase then measures
+		 * what recording costs the traced path, not the reader's own
+		 * work (which, under an emulator running one vCPU at a time,
+		 * stalls the probe's CPU even from another one). The ring must
+		 * hold one phase; what it cannot hold is counted as drops.
+		 */
+		if (w->recfp && !o->ab_ns) {
+			if (w->ops->drain(w->b, record_write_record, w->recfp, wait_ms, err) < 0)
+				return -1;
+		} else {
+			usleep((useconds_t)wait_ms * 1000);
+		}
+	}
+	if (w->ab->n)
+		w->ab->v[w->ab->n - 1].end_ns = ls_now_ns();
+	if (w->child > 0) {
+		/* Interrupted: let the command finish its own way. */
+		kill(w->child, SIGTERM);
+		waitpid(w->child, &w->status, 0);
+		w->child = -1;
+	}
+	w->t1 = ls_now_ns();
+	if (w->recfp && w->ops->drain(w->b, record_write_record, w->recfp, 0, err) < 0)
+		return -1;
+	return 0;
+}
+
+/* `latsplit record`: a window of kernel recording, then its reports. */
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o = { 0 };
@@ -462,9 +583,9 @@ int cmd_record(int argc, char **argv)
 	struct ls_snapshot snap = { 0 };
 	struct record_obs ro = { 0 };
 	struct ls_afile af = { 0 };
-	struct sigaction sa = { 0 };
 	struct ls_err err = { 0 };
 	struct record_ab ab = { 0 };
+	struct record_win w;
 	bool af_open = false;
 	int ret, status = 0, rc = LS_EXIT_USAGE, hold = -1;
 	uint64_t t0, t1;
@@ -489,14 +610,7 @@ int cmd_record(int argc, char **argv)
 		af_open = true;
 		fprintf(af.fp, "# start_ns end_ns cpu stage stage_name id aux flags\n");
 	}
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sa.sa_handler = on_child;
-	sigaction(SIGCHLD, &sa, NULL);
-	sa.sa_handler = on_reset;
-	sigaction(SIGUSR1, &sa, NULL);
-
+	install_signals();
 	if (o.ab_ns && !ops->pause) {
 		ls_errf(&err, "record: --ab: the %s backend cannot pause", ops->name);
 		goto fail;
@@ -521,70 +635,13 @@ int cmd_record(int argc, char **argv)
 	}
 	if (release_child(&hold, true, &err))
 		goto fail;
-	while (!record_stop) {
-		/* A short poll bounds how late a command's exit is noticed. */
-		int wait_ms = child > 0 ? 10 : RECORD_POLL_MS;
-
-		if (o.ab_ns) {
-			uint64_t now = ls_now_ns();
-
-			if (now >= ab.next_ns) {
-				if (ab_switch(ops, b, &ab, o.ab_ns, af_open ? af.fp : NULL, &err))
-					goto fail;
-				now = ls_now_ns();
-			}
-			if (ab.next_ns > now && ab.next_ns - now < (uint64_t)wait_ms * 1000000)
-				wait_ms = (int)((ab.next_ns - now) / 1000000) + 1;
-		}
-
-		if (o.duration_ns) {
-			uint64_t now = ls_now_ns();
-
-			if (now >= t0 + o.duration_ns)
-				break;
-			if (t0 + o.duration_ns - now < (uint64_t)wait_ms * 1000000)
-				wait_ms = (int)((t0 + o.duration_ns - now) / 1000000) + 1;
-		}
-		if (record_reset) {
-			record_reset = 0;
-			if (ops->reset(b, &err))
-				goto fail;
-			t0 = ls_now_ns();
-		}
-		if (child > 0) {
-			pid_t w = waitpid(child, &status, WNOHANG);
-
-			if (w == child) {
-				child = -1;
-				break;
-			}
-		}
-		/*
-		 * Paused, a backend's records end at once: nothing to wait on.
-		 * With --ab the reader sleeps through the "on" phases as well
-		 * and drains at each switch, in no phase: a phase then measures
-		 * what recording costs the traced path, not the reader's own
-		 * work (which, under an emulator running one vCPU at a time,
-		 * stalls the probe's CPU even from another one). The ring must
-		 * hold one phase; what it cannot hold is counted as drops.
-		 */
-		if (af_open && !o.ab_ns) {
-			if (ops->drain(b, record_write_record, af.fp, wait_ms, &err) < 0)
-				goto fail;
-		} else {
-			usleep((useconds_t)wait_ms * 1000);
-		}
-	}
-	if (ab.n)
-		ab.v[ab.n - 1].end_ns = ls_now_ns();
-	if (child > 0) {
-		/* Interrupted: let the command finish its own way. */
-		kill(child, SIGTERM);
-		waitpid(child, &status, 0);
-		child = -1;
-	}
-	t1 = ls_now_ns();
-	if (af_open && ops->drain(b, record_write_record, af.fp, 0, &err) < 0)
+	w = (struct record_win){ ops, b, af_open ? af.fp : NULL, &ab, child, 0, t0, 0 };
+	ret = record_window(&o, &w, &err);
+	child = w.child;
+	status = w.status;
+	t0 = w.t0;
+	t1 = w.t1;
+	if (ret)
 		goto fail;
 	/* Since open or the last reset, like the histograms read next. */
 	read_observer(ops, b, &ro);
@@ -597,24 +654,10 @@ int cmd_record(int argc, char **argv)
 		if (ls_afile_commit(&af, &err))
 			goto fail;
 	}
-	if (o.json)
-		record_print_json(&o, &snap, &ro, &ab, ops->name, t0, t1,
-			   o.cmd ? (WIFEXITED(status) ? WEXITSTATUS(status) :
-				    128 + WTERMSIG(status)) : 0);
-	else
-		record_print_text(&o, &snap, &ro, &ab, ops->name, t1 - t0);
-	if (o.records_path && snap.drops)
-		ls_warn("record: %llu records dropped (ring full): raise --ring-kib",
-			(unsigned long long)snap.drops);
+	rc = report(&o, &snap, &ro, &ab, ops->name, t0, t1, status);
 	ls_snapshot_free(&snap);
 	ls_obs_free(&ro.obs);
 	free(ab.v);
-	rc = LS_EXIT_OK;
-	if (o.cmd && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
-		ls_warn("record: command '%s' failed (status %d)", o.cmd[0],
-			WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
-		rc = LS_EXIT_FAIL;
-	}
 	return rc;
 fail:
 	ls_warn("%s", err.msg);
