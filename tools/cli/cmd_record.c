@@ -204,29 +204,64 @@ static int resolve_if_irqs(const char *ifname, struct ls_backend_cfg *cfg,
 	return 0;
 }
 
+/* record's long options. */
+enum { OPT_IRQ = 256, OPT_RING, OPT_BUCKETS, OPT_PIDCMD, OPT_AB };
+static const struct option record_options[] = {
+	{ "backend", required_argument, NULL, 'b' },
+	{ "interface", required_argument, NULL, 'i' },
+	{ "irq", required_argument, NULL, OPT_IRQ },
+	{ "cpus", required_argument, NULL, 'c' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "duration", required_argument, NULL, 'D' },
+	{ "records", required_argument, NULL, 'r' },
+	{ "ring-kib", required_argument, NULL, OPT_RING },
+	{ "buckets", no_argument, NULL, OPT_BUCKETS },
+	{ "pid-command", no_argument, NULL, OPT_PIDCMD },
+	{ "ab", required_argument, NULL, OPT_AB },
+	{ "json", no_argument, NULL, 'j' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* --cpus LIST: the interference CPUs, every one of them present. */
+static int parse_cpus(struct record_opts *o, const char *cpus, struct ls_err *err)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+
+	if (ls_parse_cpulist(cpus, o->cfg.cpumask, LS_MAX_CPUS, err))
+		return ls_err_wrap(err, "record: --cpus");
+	for (long i = ncpu; i < LS_MAX_CPUS; i++)
+		if (o->cfg.cpumask[i / 64] & (1ull << (i % 64)))
+			return ls_errf(err, "record: --cpus '%s': cpu %ld does not exist (%ld cpus)",
+				       cpus, i, ncpu);
+	o->have_cpus = true;
+	return 0;
+}
+
+/* --pid P[,P...]: the named tasks, every one of them alive. */
+static int parse_pids(struct record_opts *o, const char *pidlist, struct ls_err *err)
+{
+	uint32_t pids[LS_MAX_TASKS];
+
+	if (parse_u32_list(pidlist, pids, LS_MAX_TASKS, &o->cfg.nr_pids,
+			   INT32_MAX, "--pid", err))
+		return -1;
+	for (unsigned int i = 0; i < o->cfg.nr_pids; i++) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "/proc/%u", pids[i]);
+		if (pids[i] == 0 || access(path, F_OK))
+			return ls_errf(err, "record: --pid %u: no such process", pids[i]);
+		o->cfg.pids[i] = (int32_t)pids[i];
+	}
+	return 0;
+}
+
 /* Parse and validate the command line into o. */
 static int parse_opts(int argc, char **argv, struct record_opts *o,
 		      struct ls_err *err)
 {
-	enum { OPT_IRQ = 256, OPT_RING, OPT_BUCKETS, OPT_PIDCMD, OPT_AB };
-	static const struct option longopts[] = {
-		{ "backend", required_argument, NULL, 'b' },
-		{ "interface", required_argument, NULL, 'i' },
-		{ "irq", required_argument, NULL, OPT_IRQ },
-		{ "cpus", required_argument, NULL, 'c' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "duration", required_argument, NULL, 'D' },
-		{ "records", required_argument, NULL, 'r' },
-		{ "ring-kib", required_argument, NULL, OPT_RING },
-		{ "buckets", no_argument, NULL, OPT_BUCKETS },
-		{ "pid-command", no_argument, NULL, OPT_PIDCMD },
-		{ "ab", required_argument, NULL, OPT_AB },
-		{ "json", no_argument, NULL, 'j' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	uint32_t pids[LS_MAX_TASKS];
 	const char *irqs = NULL, *pidlist = NULL, *cpus = NULL, *dur = NULL;
 	const char *ring = NULL, *ab = NULL;
 	uint64_t v;
@@ -235,7 +270,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o,
 	o->backend = "auto";
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+b:i:c:p:D:r:jvh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+b:i:c:p:D:r:jvh", record_options, NULL)) != -1) {
 		switch (c) {
 		case 'b': o->backend = optarg; break;
 		case 'i': o->ifname = optarg; break;
@@ -272,30 +307,10 @@ static int parse_opts(int argc, char **argv, struct record_opts *o,
 		return -1;
 	if (o->ifname && resolve_if_irqs(o->ifname, &o->cfg, err))
 		return -1;
-	if (cpus) {
-		long ncpu = sysconf(_SC_NPROCESSORS_CONF);
-
-		if (ls_parse_cpulist(cpus, o->cfg.cpumask, LS_MAX_CPUS, err))
-			return ls_err_wrap(err, "record: --cpus");
-		for (long i = ncpu; i < LS_MAX_CPUS; i++)
-			if (o->cfg.cpumask[i / 64] & (1ull << (i % 64)))
-				return ls_errf(err, "record: --cpus '%s': cpu %ld does not exist (%ld cpus)",
-					       cpus, i, ncpu);
-		o->have_cpus = true;
-	}
-	if (pidlist) {
-		if (parse_u32_list(pidlist, pids, LS_MAX_TASKS, &o->cfg.nr_pids,
-				   INT32_MAX, "--pid", err))
-			return -1;
-		for (unsigned int i = 0; i < o->cfg.nr_pids; i++) {
-			char path[64];
-
-			snprintf(path, sizeof(path), "/proc/%u", pids[i]);
-			if (pids[i] == 0 || access(path, F_OK))
-				return ls_errf(err, "record: --pid %u: no such process", pids[i]);
-			o->cfg.pids[i] = (int32_t)pids[i];
-		}
-	}
+	if (cpus && parse_cpus(o, cpus, err))
+		return -1;
+	if (pidlist && parse_pids(o, pidlist, err))
+		return -1;
 	if (dur) {
 		if (ls_parse_duration_ns(dur, &o->duration_ns, err, "--duration"))
 			return -1;
