@@ -97,26 +97,28 @@ static void check_usage(FILE *fp)
 		"exit status: 0 every row passed or warned, 1 a row failed, 2 could not run\n");
 }
 
+/* The long options of check. */
+enum { OPT_NORMAL = 256, OPT_ABNORMAL, OPT_HURT };
+static const struct option check_options[] = {
+	{ "ib-dev", required_argument, NULL, 'd' },
+	{ "ib-port", required_argument, NULL, 'i' },
+	{ "expect-gbps", required_argument, NULL, 'g' },
+	{ "window", required_argument, NULL, 'w' },
+	{ "iters", required_argument, NULL, 'n' },
+	{ "qp-timeout", required_argument, NULL, 'u' },
+	{ "port", required_argument, NULL, 'p' },
+	{ "ping-count", required_argument, NULL, 'c' },
+	{ "normal-us", required_argument, NULL, OPT_NORMAL },
+	{ "abnormal-us", required_argument, NULL, OPT_ABNORMAL },
+	{ "hurts-us", required_argument, NULL, OPT_HURT },
+	{ "json", no_argument, NULL, 'j' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 }
+};
+
 /* Parse and validate options. */
 static int check_parse(int argc, char **argv, struct check_opts *o)
 {
-	enum { OPT_NORMAL = 256, OPT_ABNORMAL, OPT_HURT };
-	static const struct option lopts[] = {
-		{ "ib-dev", required_argument, NULL, 'd' },
-		{ "ib-port", required_argument, NULL, 'i' },
-		{ "expect-gbps", required_argument, NULL, 'g' },
-		{ "window", required_argument, NULL, 'w' },
-		{ "iters", required_argument, NULL, 'n' },
-		{ "qp-timeout", required_argument, NULL, 'u' },
-		{ "port", required_argument, NULL, 'p' },
-		{ "ping-count", required_argument, NULL, 'c' },
-		{ "normal-us", required_argument, NULL, OPT_NORMAL },
-		{ "abnormal-us", required_argument, NULL, OPT_ABNORMAL },
-		{ "hurts-us", required_argument, NULL, OPT_HURT },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
 	struct ls_err err = { 0 };
 	uint64_t v;
 	double secs = 2, us;
@@ -129,7 +131,7 @@ static int check_parse(int argc, char **argv, struct check_opts *o)
 	o->ping_count = 20;
 	ls_thresholds_default(&o->th);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:i:g:w:n:u:p:c:jh", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:i:g:w:n:u:p:c:jh", check_options, NULL)) != -1) {
 		switch (c) {
 		case 'd': o->ibdev = optarg; break;
 		case 'i':

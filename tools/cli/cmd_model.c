@@ -91,26 +91,28 @@ static int parse_sweep(const char *s, double *v, size_t *n, struct ls_err *err,
 	return ret;
 }
 
+/* The long options of model. */
+enum { OPT_LAT_SWEEP = 256, OPT_COMP_SWEEP };
+static const struct option model_options[] = {
+	{ "gpus", required_argument, NULL, 'n' },
+	{ "grad-bytes", required_argument, NULL, 'D' },
+	{ "bandwidth", required_argument, NULL, 'B' },
+	{ "latency", required_argument, NULL, 'l' },
+	{ "compute", required_argument, NULL, 'c' },
+	{ "batch", required_argument, NULL, 'b' },
+	{ "algo", required_argument, NULL, 'a' },
+	{ "from", required_argument, NULL, 'f' },
+	{ "from-key", required_argument, NULL, 'k' },
+	{ "latency-sweep", required_argument, NULL, OPT_LAT_SWEEP },
+	{ "compute-sweep", required_argument, NULL, OPT_COMP_SWEEP },
+	{ "json", no_argument, NULL, 'j' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
 /* Parse argv into o; returns 0, or LS_EXIT_USAGE / -1 (help printed). */
 static int parse_args(int argc, char **argv, struct model_opts *o, struct ls_err *err)
 {
-	enum { OPT_LAT_SWEEP = 256, OPT_COMP_SWEEP };
-	static const struct option longopts[] = {
-		{ "gpus", required_argument, NULL, 'n' },
-		{ "grad-bytes", required_argument, NULL, 'D' },
-		{ "bandwidth", required_argument, NULL, 'B' },
-		{ "latency", required_argument, NULL, 'l' },
-		{ "compute", required_argument, NULL, 'c' },
-		{ "batch", required_argument, NULL, 'b' },
-		{ "algo", required_argument, NULL, 'a' },
-		{ "from", required_argument, NULL, 'f' },
-		{ "from-key", required_argument, NULL, 'k' },
-		{ "latency-sweep", required_argument, NULL, OPT_LAT_SWEEP },
-		{ "compute-sweep", required_argument, NULL, OPT_COMP_SWEEP },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	bool latency_given = false;
 	uint64_t u;
 	int c;
@@ -123,7 +125,7 @@ static int parse_args(int argc, char **argv, struct model_opts *o, struct ls_err
 	parse_sweep("0.1s,0.2s,0.4s,0.8s", o->comp_sweep, &o->nr_comp, err, "x");
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":n:D:B:l:c:b:a:f:k:jh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":n:D:B:l:c:b:a:f:k:jh", model_options, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			if (ls_parse_u64(optarg, 1, 10000000, &u, err, "--gpus"))
