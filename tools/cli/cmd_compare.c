@@ -172,110 +172,119 @@ static double change_pct(double a, double b)
 	return a > 0 ? 100 * (b - a) / a : NAN;
 }
 
+/* One distribution present in both: its percentiles and, with samples in both, its two tests. */
+static int test_row(const struct compare_opts *o, const struct ls_series *a,
+		    const struct ls_series *b, struct row *r, size_t *ntests, struct ls_err *err)
+{
+	double *va = NULL, *vb = NULL, *sa_ = NULL, *sb_ = NULL;
+	size_t na = 0, nb = 0;
+	int ret = -1;
+
+	r->name = a->name;
+	if (percentiles(a, &va, &sa_, &na, &r->p50a, &r->p99a, &r->empty_a, err) ||
+	    percentiles(b, &vb, &sb_, &nb, &r->p50b, &r->p99b, &r->empty_b, err))
+		goto out;
+	r->na = na;
+	r->nb = nb;
+	if (sa_ && sb_) {
+		struct ls_sample xa = { va, sa_, na, a->unordered };
+		struct ls_sample xb = { vb, sb_, nb, b->unordered };
+
+		if (ls_mann_whitney_sample(&xa, &xb, !o->independent, &r->mwu, err) ||
+		    ls_quantile_test_sample(&xa, &xb, TAIL_Q, !o->independent, &r->qt, err)) {
+			ls_err_wrap(err, "%s", r->name);
+			goto out;
+		}
+		r->tested = true;
+		*ntests += 2;
+	}
+	ret = 0;
+out:
+	free(va);
+	free(vb);
+	free(sa_);
+	free(sb_);
+	return ret;
+}
+
+/* Holm's adjustment over every test, then each row's directions and regression. */
+static int decide_rows(const struct compare_opts *o, struct row *rows, size_t n,
+		       size_t ntests, struct ls_err *err)
+{
+	double *p = malloc(ntests * sizeof(*p));
+	double *adj = malloc(ntests * sizeof(*adj));
+	size_t k = 0;
+	int ret = -1;
+
+	if (!p || !adj) {
+		ls_errf(err, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!rows[i].tested)
+			continue;
+		p[k++] = rows[i].mwu.p;
+		p[k++] = rows[i].qt.p;
+	}
+	if (ls_holm_adjust(p, ntests, adj, err))
+		goto out;
+	k = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct row *r = &rows[i];
+		double fa, fb;
+
+		if (!r->tested)
+			continue;
+		r->p_mwu_adj = adj[k++];
+		r->p_q_adj = adj[k++];
+		/* significant, and (--min-change) large enough to matter */
+		if (r->p_mwu_adj <= o->alpha &&
+		    !(fabs(change_pct(r->p50a, r->p50b)) < o->min_change))
+			r->dir50 = r->mwu.z > 0 ? 1 : -1;
+		fa = (double)r->qt.a_above / (double)r->na;
+		fb = (double)r->qt.b_above / (double)r->nb;
+		if (r->p_q_adj <= o->alpha && fa != fb &&
+		    !(fabs(change_pct(r->p99a, r->p99b)) < o->min_change))
+			r->dir99 = fb > fa ? 1 : -1;
+		if (!isnan(o->max_regress))
+			r->regression = (r->dir50 > 0 &&
+					 change_pct(r->p50a, r->p50b) > o->max_regress) ||
+					(r->dir99 > 0 &&
+					 change_pct(r->p99a, r->p99b) > o->max_regress);
+	}
+	ret = 0;
+out:
+	free(p);
+	free(adj);
+	return ret;
+}
+
 /* Build the rows: run both tests for every series with samples on both sides. */
 static int build_rows(const struct compare_opts *o, const struct ls_series_set *sa,
 		      const struct ls_series_set *sb, struct row **rows_out, size_t *nrows,
 		      struct ls_err *err)
 {
 	struct row *rows = calloc(sa->n ? sa->n : 1, sizeof(*rows));
-	double *p = NULL, *adj = NULL;
 	size_t n = 0, ntests = 0;
-	int ret = -1;
 
 	if (!rows)
 		return ls_errf(err, "out of memory");
 	for (size_t i = 0; i < sa->n; i++) {
 		const struct ls_series *a = &sa->v[i], *b = ls_series_find(sb, a->name);
-		double *va = NULL, *vb = NULL, *sa_ = NULL, *sb_ = NULL;
-		size_t na = 0, nb = 0;
-		struct row *r;
 
 		if (!b || (o->only && strncmp(a->name, o->only, strlen(o->only))))
 			continue;
-		r = &rows[n++];
-		r->name = a->name;
-		if (percentiles(a, &va, &sa_, &na, &r->p50a, &r->p99a, &r->empty_a, err) ||
-		    percentiles(b, &vb, &sb_, &nb, &r->p50b, &r->p99b, &r->empty_b, err)) {
-			free(va);
-			free(vb);
-			free(sa_);
-			free(sb_);
-			goto out;
-		}
-		r->na = na;
-		r->nb = nb;
-		if (sa_ && sb_) {
-			struct ls_sample xa = { va, sa_, na, a->unordered };
-			struct ls_sample xb = { vb, sb_, nb, b->unordered };
-
-			if (ls_mann_whitney_sample(&xa, &xb, !o->independent, &r->mwu, err) ||
-			    ls_quantile_test_sample(&xa, &xb, TAIL_Q, !o->independent, &r->qt, err)) {
-				ls_err_wrap(err, "%s", r->name);
-				free(va);
-				free(vb);
-				free(sa_);
-				free(sb_);
-				goto out;
-			}
-			r->tested = true;
-			ntests += 2;
-		}
-		free(va);
-		free(vb);
-		free(sa_);
-		free(sb_);
+		if (test_row(o, a, b, &rows[n++], &ntests, err))
+			goto fail;
 	}
-	if (ntests) {
-		size_t k = 0;
-
-		p = malloc(ntests * sizeof(*p));
-		adj = malloc(ntests * sizeof(*adj));
-		if (!p || !adj) {
-			ls_errf(err, "out of memory");
-			goto out;
-		}
-		for (size_t i = 0; i < n; i++) {
-			if (!rows[i].tested)
-				continue;
-			p[k++] = rows[i].mwu.p;
-			p[k++] = rows[i].qt.p;
-		}
-		if (ls_holm_adjust(p, ntests, adj, err))
-			goto out;
-		k = 0;
-		for (size_t i = 0; i < n; i++) {
-			struct row *r = &rows[i];
-			double fa, fb;
-
-			if (!r->tested)
-				continue;
-			r->p_mwu_adj = adj[k++];
-			r->p_q_adj = adj[k++];
-			/* significant, and (--min-change) large enough to matter */
-			if (r->p_mwu_adj <= o->alpha &&
-			    !(fabs(change_pct(r->p50a, r->p50b)) < o->min_change))
-				r->dir50 = r->mwu.z > 0 ? 1 : -1;
-			fa = (double)r->qt.a_above / (double)r->na;
-			fb = (double)r->qt.b_above / (double)r->nb;
-			if (r->p_q_adj <= o->alpha && fa != fb &&
-			    !(fabs(change_pct(r->p99a, r->p99b)) < o->min_change))
-				r->dir99 = fb > fa ? 1 : -1;
-			if (!isnan(o->max_regress))
-				r->regression = (r->dir50 > 0 &&
-						 change_pct(r->p50a, r->p50b) > o->max_regress) ||
-						(r->dir99 > 0 &&
-						 change_pct(r->p99a, r->p99b) > o->max_regress);
-		}
-	}
+	if (ntests && decide_rows(o, rows, n, ntests, err))
+		goto fail;
 	*rows_out = rows;
 	*nrows = n;
-	rows = NULL;
-	ret = 0;
-out:
+	return 0;
+fail:
 	free(rows);
-	free(p);
-	free(adj);
-	return ret;
+	return -1;
 }
 
 /* One word for a row's outcome. */
