@@ -383,12 +383,78 @@ void ls_split_free(struct ls_split_out *out)
 	out->base = out->kernel = NULL;
 }
 
+/* Each sample's parts: transmission T, then the kernel and up to B of base, the rest queuing. */
+static void split_samples(const struct ls_split_in *in, struct ls_split_out *out, double T,
+			  double B)
+{
+	for (size_t i = 0; i < in->n; i++) {
+		double avail = in->total_ns[i] - T, k, b, q;
+
+		if (avail < 0) {
+			out->part[LS_PART_TRANSMISSION][i] = in->total_ns[i];
+			out->clamped++;
+			continue;
+		}
+		out->part[LS_PART_TRANSMISSION][i] = T;
+		if (out->hw_host) {
+			double h = in->host_ns[i] < avail ? in->host_ns[i] : avail;
+
+			if (h < 0)
+				h = 0;
+			k = in->kernel_ns[i] < h ? in->kernel_ns[i] : h;
+			b = h - k;
+			q = avail - h;
+		} else {
+			k = in->kernel_ns[i];
+			if (k > avail) {
+				k = avail;
+				out->clamped++;
+			}
+			b = avail - k < B ? avail - k : B;
+			q = avail - k - b;
+		}
+		out->kernel[i] = k;
+		out->base[i] = b;
+		out->part[LS_PART_PROCESSING][i] = k + b;
+		out->part[LS_PART_QUEUING][i] = q;
+	}
+}
+
+/* The tail's threshold, mean excess over p50 and each part's share of it. */
+static void tail_shares(const struct ls_split_in *in, struct ls_split_out *out,
+			const uint8_t *tail)
+{
+	double c[LS_NR_PARTS] = { 0 }, csum = 0;
+
+	out->tail_threshold_ns = INFINITY;
+	for (size_t i = 0; i < in->n; i++) {
+		if (!tail[i])
+			continue;
+		if (in->total_ns[i] < out->tail_threshold_ns)
+			out->tail_threshold_ns = in->total_ns[i];
+		out->tail_excess_ns += in->total_ns[i] - out->sum_total.p50;
+		for (int p = 0; p < LS_NR_PARTS; p++)
+			c[p] += out->part[p][i] - out->sum_part[p].p50;
+	}
+	if (out->tail_n)
+		out->tail_excess_ns /= (double)out->tail_n;
+	else
+		out->tail_threshold_ns = 0;
+	for (int p = 0; p < LS_NR_PARTS; p++) {
+		if (c[p] < 0)
+			c[p] = 0;	/* a part smaller in the tail explains none of it */
+		csum += c[p];
+	}
+	for (int p = 0; p < LS_NR_PARTS; p++)
+		out->tail_share[p] = csum > 0 ? c[p] / csum : 0;
+}
+
 /* Divide every sample into the three parts and summarize. */
 int ls_split_compute(const struct ls_split_in *in, struct ls_split_out *out,
 		     struct ls_err *err)
 {
 	size_t n = in->n, alloc = n ? n : 1;
-	double *scratch = NULL, c[LS_NR_PARTS] = { 0 }, csum = 0;
+	double *scratch = NULL;
 	uint8_t *tail = NULL;
 	double T = in->transmission_ns, B = 0;
 	int ret = -1;
@@ -430,37 +496,7 @@ int ls_split_compute(const struct ls_split_in *in, struct ls_split_out *out,
 		out->floor_inferred = true;
 	}
 	out->floor_ns = B;
-	for (size_t i = 0; i < n; i++) {
-		double avail = in->total_ns[i] - T, k, b, q;
-
-		if (avail < 0) {
-			out->part[LS_PART_TRANSMISSION][i] = in->total_ns[i];
-			out->clamped++;
-			continue;
-		}
-		out->part[LS_PART_TRANSMISSION][i] = T;
-		if (out->hw_host) {
-			double h = in->host_ns[i] < avail ? in->host_ns[i] : avail;
-
-			if (h < 0)
-				h = 0;
-			k = in->kernel_ns[i] < h ? in->kernel_ns[i] : h;
-			b = h - k;
-			q = avail - h;
-		} else {
-			k = in->kernel_ns[i];
-			if (k > avail) {
-				k = avail;
-				out->clamped++;
-			}
-			b = avail - k < B ? avail - k : B;
-			q = avail - k - b;
-		}
-		out->kernel[i] = k;
-		out->base[i] = b;
-		out->part[LS_PART_PROCESSING][i] = k + b;
-		out->part[LS_PART_QUEUING][i] = q;
-	}
+	split_samples(in, out, T, B);
 	summarize_copy(in->total_ns, n, scratch, &out->sum_total);
 	for (int p = 0; p < LS_NR_PARTS; p++)
 		summarize_copy(out->part[p], n, scratch, &out->sum_part[p]);
@@ -473,27 +509,7 @@ int ls_split_compute(const struct ls_split_in *in, struct ls_split_out *out,
 		ls_errnof(err, ENOMEM, "split: tail of %zu samples", n);
 		goto cleanup;
 	}
-	out->tail_threshold_ns = INFINITY;
-	for (size_t i = 0; i < n; i++) {
-		if (!tail[i])
-			continue;
-		if (in->total_ns[i] < out->tail_threshold_ns)
-			out->tail_threshold_ns = in->total_ns[i];
-		out->tail_excess_ns += in->total_ns[i] - out->sum_total.p50;
-		for (int p = 0; p < LS_NR_PARTS; p++)
-			c[p] += out->part[p][i] - out->sum_part[p].p50;
-	}
-	if (out->tail_n)
-		out->tail_excess_ns /= (double)out->tail_n;
-	else
-		out->tail_threshold_ns = 0;
-	for (int p = 0; p < LS_NR_PARTS; p++) {
-		if (c[p] < 0)
-			c[p] = 0;	/* a part smaller in the tail explains none of it */
-		csum += c[p];
-	}
-	for (int p = 0; p < LS_NR_PARTS; p++)
-		out->tail_share[p] = csum > 0 ? c[p] / csum : 0;
+	tail_shares(in, out, tail);
 	ret = 0;
 cleanup:
 	free(scratch);
