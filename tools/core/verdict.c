@@ -367,16 +367,12 @@ cleanup:
 	return ret;
 }
 
-/* Decide the verdict. */
-void ls_verdict_decide(const struct ls_thresholds *t, const struct ls_vd_in *in,
-		       struct ls_verdict *v)
+/* The levels of p50 and p99, the parts that dominate the p50 and the tail, the excess shares. */
+static void dominance(const struct ls_thresholds *t, const struct ls_vd_in *in,
+		      struct ls_verdict *v)
 {
-	char how[200], list[300];
-	struct ls_finding *f;
 	double best;
 
-	memset(v, 0, sizeof(*v));
-	v->cpu_host = v->cpu = -1;
 	v->level_p50 = ls_level_of(t, in->total_p50);
 	v->level_p99 = ls_level_of(t, in->total_p99);
 	v->dom_p50 = LS_PART_TRANSMISSION;
@@ -395,6 +391,14 @@ void ls_verdict_decide(const struct ls_thresholds *t, const struct ls_vd_in *in,
 	}
 	v->waits_excess_share = excess_share(in, in->waits_p50, in->waits_floor);
 	v->work_excess_share = excess_share(in, in->work_p50, in->work_floor);
+}
+
+/* The findings, layer by layer from the link up: rate, queues, the RDMA path, CPUs. */
+static void findings(const struct ls_thresholds *t, const struct ls_vd_in *in,
+		     struct ls_verdict *v)
+{
+	char how[200], list[300];
+	struct ls_finding *f;
 
 	/* 1. link rate / width */
 	if (in->expect_gbps > 0 && in->rate_gbps < in->expect_gbps * 0.999 &&
@@ -419,29 +423,12 @@ void ls_verdict_decide(const struct ls_thresholds *t, const struct ls_vd_in *in,
 		cpu_finding_growth(t, in, v);
 	else
 		cpu_finding_waits(t, in, v);
+}
 
-	if (v->nf) {
-		const struct ls_vd_cpu *top;
-
-		v->next = v->f[0].layer;
-		snprintf(v->next_why, sizeof(v->next_why), "%s", v->f[0].text);
-		/*
-		 * Findings elsewhere leave the CPU unnamed by them; where kernel
-		 * time dominates the p50 the CPU carrying most of its work is
-		 * still the one to read after them.
-		 */
-		if (v->cpu < 0 && !in->have_baseline && v->dom_p50 == LS_PART_PROCESSING &&
-		    !v->dom_p50_base && (top = top_cpu(in, CPU_BY_WORK)))
-			name_cpu(v, top, top->work_stage);
-		return;
-	}
-	if (v->level_p50 <= LS_LEVEL_NORMAL) {
-		v->next = LS_LAYER_NONE;
-		snprintf(v->next_why, sizeof(v->next_why),
-			 "p50 %.2f us is within the normal range and no counter or part points at a fault",
-			 in->total_p50 / 1e3);
-		return;
-	}
+/* Without a finding, above normal: the next layer from the part that dominates the p50. */
+static void next_by_part(const struct ls_thresholds *t, const struct ls_vd_in *in,
+			 struct ls_verdict *v)
+{
 	switch (v->dom_p50) {
 	case LS_PART_TRANSMISSION:
 		v->next = LS_LAYER_LINK;
@@ -474,4 +461,37 @@ void ls_verdict_decide(const struct ls_thresholds *t, const struct ls_vd_in *in,
 				 in->kernel_p50 / 1e3);
 		}
 	}
+}
+
+/* Decide the verdict. */
+void ls_verdict_decide(const struct ls_thresholds *t, const struct ls_vd_in *in,
+		       struct ls_verdict *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->cpu_host = v->cpu = -1;
+	dominance(t, in, v);
+	findings(t, in, v);
+	if (v->nf) {
+		const struct ls_vd_cpu *top;
+
+		v->next = v->f[0].layer;
+		snprintf(v->next_why, sizeof(v->next_why), "%s", v->f[0].text);
+		/*
+		 * Findings elsewhere leave the CPU unnamed by them; where kernel
+		 * time dominates the p50 the CPU carrying most of its work is
+		 * still the one to read after them.
+		 */
+		if (v->cpu < 0 && !in->have_baseline && v->dom_p50 == LS_PART_PROCESSING &&
+		    !v->dom_p50_base && (top = top_cpu(in, CPU_BY_WORK)))
+			name_cpu(v, top, top->work_stage);
+		return;
+	}
+	if (v->level_p50 <= LS_LEVEL_NORMAL) {
+		v->next = LS_LAYER_NONE;
+		snprintf(v->next_why, sizeof(v->next_why),
+			 "p50 %.2f us is within the normal range and no counter or part points at a fault",
+			 in->total_p50 / 1e3);
+		return;
+	}
+	next_by_part(t, in, v);
 }
