@@ -200,6 +200,60 @@ static int utf8_seq(struct parser *p, size_t pos, size_t opened, size_t *n)
 	return 0;
 }
 
+/* The escape at p->pos (its backslash) into enc, *seq bytes; p->pos moves past it. */
+static int parse_escape(struct parser *p, size_t opened, char *enc, size_t *seq)
+{
+	uint32_t cp, lo;
+	char e;
+	int err;
+
+	if (p->pos + 1 >= p->len)
+		return truncated(p, "a string", opened);
+	e = p->s[p->pos + 1];
+	*seq = 1;
+	switch (e) {
+	case '"': enc[0] = '"'; break;
+	case '\\': enc[0] = '\\'; break;
+	case '/': enc[0] = '/'; break;
+	case 'b': enc[0] = '\b'; break;
+	case 'f': enc[0] = '\f'; break;
+	case 'n': enc[0] = '\n'; break;
+	case 'r': enc[0] = '\r'; break;
+	case 't': enc[0] = '\t'; break;
+	case 'u':
+		err = hex4(p, p->pos + 2, opened, &cp);
+		if (err)
+			return err;
+		if (cp >= 0xdc00 && cp <= 0xdfff)
+			return perr(p, p->pos, "lone low surrogate \\u%04x in string", cp);
+		if (cp >= 0xd800 && cp <= 0xdbff) {
+			size_t q = p->pos + 6;
+
+			if (q + 2 > p->len)
+				return truncated(p, "a string", opened);
+			if (p->s[q] != '\\' || p->s[q + 1] != 'u')
+				return perr(p, p->pos, "high surrogate \\u%04x not "
+					    "followed by a low surrogate", cp);
+			err = hex4(p, q + 2, opened, &lo);
+			if (err)
+				return err;
+			if (lo < 0xdc00 || lo > 0xdfff)
+				return perr(p, q, "high surrogate \\u%04x followed "
+					    "by \\u%04x, not a low surrogate", cp, lo);
+			cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+			p->pos += 6;
+		}
+		*seq = put_utf8(enc, cp);
+		p->pos += 4;
+		break;
+	default:
+		return perr(p, p->pos, "unknown escape '\\%c' in string",
+			    e >= 0x20 && e < 0x7f ? e : '?');
+	}
+	p->pos += 2;
+	return 0;
+}
+
 /* Parse a string at p->pos (on the opening quote) into a new buffer. */
 static int parse_string(struct parser *p, char **out, size_t *out_len)
 {
@@ -232,65 +286,10 @@ static int parse_string(struct parser *p, char **out, size_t *out_len)
 		}
 		src = p->s + p->pos;
 		if (c == '\\') {
-			uint32_t cp, lo;
-			char e;
-
-			if (p->pos + 1 >= p->len) {
-				err = truncated(p, "a string", opened);
-				goto fail;
-			}
-			e = p->s[p->pos + 1];
 			src = enc;
-			seq = 1;
-			switch (e) {
-			case '"': enc[0] = '"'; break;
-			case '\\': enc[0] = '\\'; break;
-			case '/': enc[0] = '/'; break;
-			case 'b': enc[0] = '\b'; break;
-			case 'f': enc[0] = '\f'; break;
-			case 'n': enc[0] = '\n'; break;
-			case 'r': enc[0] = '\r'; break;
-			case 't': enc[0] = '\t'; break;
-			case 'u':
-				err = hex4(p, p->pos + 2, opened, &cp);
-				if (err)
-					goto fail;
-				if (cp >= 0xdc00 && cp <= 0xdfff) {
-					err = perr(p, p->pos, "lone low surrogate \\u%04x in string", cp);
-					goto fail;
-				}
-				if (cp >= 0xd800 && cp <= 0xdbff) {
-					size_t q = p->pos + 6;
-
-					if (q + 2 > p->len) {
-						err = truncated(p, "a string", opened);
-						goto fail;
-					}
-					if (p->s[q] != '\\' || p->s[q + 1] != 'u') {
-						err = perr(p, p->pos, "high surrogate \\u%04x not "
-							   "followed by a low surrogate", cp);
-						goto fail;
-					}
-					err = hex4(p, q + 2, opened, &lo);
-					if (err)
-						goto fail;
-					if (lo < 0xdc00 || lo > 0xdfff) {
-						err = perr(p, q, "high surrogate \\u%04x followed "
-							   "by \\u%04x, not a low surrogate", cp, lo);
-						goto fail;
-					}
-					cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-					p->pos += 6;
-				}
-				seq = put_utf8(enc, cp);
-				p->pos += 4;
-				break;
-			default:
-				err = perr(p, p->pos, "unknown escape '\\%c' in string",
-					   e >= 0x20 && e < 0x7f ? e : '?');
+			err = parse_escape(p, opened, enc, &seq);
+			if (err)
 				goto fail;
-			}
-			p->pos += 2;
 		} else if (c >= 0x80) {
 			err = utf8_seq(p, p->pos, opened, &seq);
 			if (err)
