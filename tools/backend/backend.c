@@ -22,16 +22,17 @@ const struct ls_backend_ops *ls_backend_pick(const char *name,
 			return &ls_backend_kmod;
 		if (ls_backend_ebpf.available())
 			return &ls_backend_ebpf;
-		ls_errf(err, "no kernel backend usable: latsplit.ko is not loaded (%s missing) "
-			"and the kernel has no BTF for the eBPF backend (/sys/kernel/btf/vmlinux missing)",
-			LS_KMOD_DEBUGFS);
+		ls_errcf(err, LS_E_UNSUPPORTED,
+			 "no kernel backend usable: latsplit.ko is not loaded (%s missing) "
+			 "and the kernel has no BTF for the eBPF backend (/sys/kernel/btf/vmlinux missing)",
+			 LS_KMOD_DEBUGFS);
 		return NULL;
 	}
 	if (!strcmp(name, "kmod"))
 		return &ls_backend_kmod;
 	if (!strcmp(name, "ebpf"))
 		return &ls_backend_ebpf;
-	ls_errf(err, "unknown backend '%s' (auto, kmod or ebpf)", name);
+	ls_errcf(err, LS_E_USAGE, "unknown backend '%s' (auto, kmod or ebpf)", name);
 	return NULL;
 }
 
@@ -48,7 +49,7 @@ int ls_backend_open_named(const char *name, const struct ls_backend_cfg *cfg,
 	if (!o)
 		return -1;
 	if (!o->available())
-		return ls_errf(err, "backend %s is not available here", o->name);
+		return ls_errcf(err, LS_E_UNSUPPORTED, "backend %s is not available here", o->name);
 	if (!o->open(b, cfg, err)) {
 		*ops = o;
 		return 0;
