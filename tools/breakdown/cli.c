@@ -120,10 +120,17 @@ static const struct option bd_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/* What breakdown's option loop carries: the options, and whether -n was given. */
+struct bd_parse {
+	struct bd_cli *c;
+	bool have_n;
+};
+
 /* Apply one option; 1: not one of breakdown's or the probe's, -1: err says why. */
-static int apply_opt(struct bd_cli *c, int opt, const char *arg, bool *have_n,
-		     struct ls_err *err)
+static int apply_opt(void *ctx, int opt, const char *arg, struct ls_err *err)
 {
+	struct bd_parse *bp = ctx;
+	struct bd_cli *c = bp->c;
 	double d;
 	uint64_t v;
 	int rc = 0;
@@ -213,7 +220,7 @@ static int apply_opt(struct bd_cli *c, int opt, const char *arg, bool *have_n,
 		rc = ls_probe_opt_apply(&c->o, opt, arg, err);
 		if (rc > 0)
 			return 1;
-		*have_n |= opt == 'n';
+		bp->have_n |= opt == 'n';
 	}
 	return rc;
 }
@@ -273,29 +280,14 @@ static int check_args(struct bd_cli *c, int argc, char **argv, bool have_n)
 /* Parse the options into c; returns 0, or LS_EXIT_USAGE after a message. */
 static int parse(struct bd_cli *c, int argc, char **argv, bool *help)
 {
-	struct option lo[LS_PROBE_NR_LONGOPTS + ARRAY_SIZE(bd_options)];
-	struct ls_err err = { 0 };
-	bool have_n = false;
-	int opt, rc;
+	struct bd_parse bp = { c, false };
+	int rc;
 
-	ls_probe_longopts(lo, bd_options, ARRAY_SIZE(bd_options));
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, LS_PROBE_SHORTOPTS "b:vh", lo, NULL)) != -1) {
-		if (opt == 'h') {
-			*help = true;
-			return 0;
-		}
-		rc = apply_opt(c, opt, optarg, &have_n, &err);
-		if (rc > 0) {
-			usage(stderr);
-			return LS_EXIT_USAGE;
-		}
-		if (rc) {
-			ls_warn("breakdown: %s", err.msg);
-			return LS_EXIT_USAGE;
-		}
-	}
-	return check_args(c, argc, argv, have_n);
+	rc = ls_probe_getopt(argc, argv, bd_options, ARRAY_SIZE(bd_options), "b:vh", "breakdown",
+			     apply_opt, &bp, usage, help);
+	if (rc || *help)
+		return rc;
+	return check_args(c, argc, argv, bp.have_n);
 }
 
 /* Open the output files before the run so a bad path fails early; none is visible until commit. */

@@ -125,14 +125,16 @@ static const struct option probe_options[] = {
 
 /* What the options said that the checks after them need. */
 struct probe_seen {
+	struct probe_cli *c;
 	bool have_n, have_s;		/* -n, -s given */
 	uint32_t sweep_max;		/* largest size of -a */
 };
 
 /* Apply one option; 1: not one of probe's, -1: err says why. */
-static int apply_opt(struct probe_cli *c, int opt, const char *arg, struct probe_seen *seen,
-		     struct ls_err *err)
+static int apply_opt(void *ctx, int opt, const char *arg, struct ls_err *err)
 {
+	struct probe_seen *seen = ctx;
+	struct probe_cli *c = seen->c;
 	struct ls_probe_opts *o = &c->o;
 	uint64_t v;
 	int rc = 0;
@@ -270,28 +272,13 @@ static int check_args(struct probe_cli *c, int argc, char **argv,
 /* Parse the options into c; returns 0, or LS_EXIT_USAGE after a message. */
 static int parse(struct probe_cli *c, int argc, char **argv, bool *help)
 {
-	struct option lo[LS_PROBE_NR_LONGOPTS + ARRAY_SIZE(probe_options)];
-	struct probe_seen seen = { .sweep_max = 1u << 23 };
-	struct ls_err err = { 0 };
-	int opt, rc;
+	struct probe_seen seen = { .c = c, .sweep_max = 1u << 23 };
+	int rc;
 
-	ls_probe_longopts(lo, probe_options, ARRAY_SIZE(probe_options));
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, LS_PROBE_SHORTOPTS "ah", lo, NULL)) != -1) {
-		if (opt == 'h') {
-			*help = true;
-			return 0;
-		}
-		rc = apply_opt(c, opt, optarg, &seen, &err);
-		if (rc > 0) {
-			usage(stderr);
-			return LS_EXIT_USAGE;
-		}
-		if (rc) {
-			ls_warn("probe: %s", err.msg);
-			return LS_EXIT_USAGE;
-		}
-	}
+	rc = ls_probe_getopt(argc, argv, probe_options, ARRAY_SIZE(probe_options), "ah", "probe",
+			     apply_opt, &seen, usage, help);
+	if (rc || *help)
+		return rc;
 	return check_args(c, argc, argv, &seen);
 }
 

@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "io.h"
+
 #include "../include/uapi/latsplit.h"
 
 static const struct option probe_longopts[] = {
@@ -110,4 +112,36 @@ int ls_probe_opt_apply(struct ls_probe_opts *o, int opt, const char *arg,
 		return 1;
 	}
 	return rc ? -1 : 0;
+}
+
+/* Read a probe-running command's options (see probe_opts.h). */
+int ls_probe_getopt(int argc, char **argv, const struct option *own, size_t nown,
+		    const char *own_short, const char *cmd,
+		    int (*apply)(void *ctx, int opt, const char *arg, struct ls_err *err),
+		    void *ctx, void (*usage)(FILE *fp), bool *help)
+{
+	struct option lo[LS_PROBE_NR_LONGOPTS + nown];
+	struct ls_err err = { 0 };
+	char shortopts[64];
+	int opt, rc;
+
+	snprintf(shortopts, sizeof(shortopts), "%s%s", LS_PROBE_SHORTOPTS, own_short);
+	ls_probe_longopts(lo, own, nown);
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, shortopts, lo, NULL)) != -1) {
+		if (opt == 'h') {
+			*help = true;
+			return 0;
+		}
+		rc = apply(ctx, opt, optarg, &err);
+		if (rc > 0) {
+			usage(stderr);
+			return LS_EXIT_USAGE;
+		}
+		if (rc) {
+			ls_warn("%s: %s", cmd, err.msg);
+			return LS_EXIT_USAGE;
+		}
+	}
+	return 0;
 }

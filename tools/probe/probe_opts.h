@@ -4,7 +4,9 @@
 #define LATSPLIT_PROBE_OPTS_H
 
 #include <getopt.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "probe.h"
 #include "util.h"
@@ -32,5 +34,17 @@ void ls_probe_longopts(struct option *out, const struct option *own, size_t nown
 /* Apply one shared option to o: 0 applied, 1 not a probe option, -1 bad value (err set). */
 int ls_probe_opt_apply(struct ls_probe_opts *o, int opt, const char *arg,
 		       struct ls_err *err);
+
+/*
+ * The option loop of a command that runs the probe: the shared options and
+ * the command's own (own[nown], their letters in own_short, 'h' for help),
+ * each handed to apply (0 applied, 1 unknown, -1 bad value with err set).
+ * An unknown option prints usage on stderr, a bad one "latsplit: CMD: why";
+ * both return LS_EXIT_USAGE. -h sets *help and returns 0 at once.
+ */
+int ls_probe_getopt(int argc, char **argv, const struct option *own, size_t nown,
+		    const char *own_short, const char *cmd,
+		    int (*apply)(void *ctx, int opt, const char *arg, struct ls_err *err),
+		    void *ctx, void (*usage)(FILE *fp), bool *help);
 
 #endif /* LATSPLIT_PROBE_OPTS_H */
