@@ -388,12 +388,17 @@ void ls_causal_free(struct ls_causal_out *out)
 	out->nlink = 0;
 }
 
-/* When each of the host's own messages left it (see causal.h). */
-void ls_causal_sent(const struct ls_causal_tx *tx, uint64_t *left, uint32_t *cpu)
+/*
+ * The TX_PKT copies of each message at or after its post, into t[tx->n]
+ * (0: none): of its last packet only (last) or of any of its packets, the
+ * earliest in each case; cpu[] (may be NULL) the CPU of the one kept.
+ */
+static void first_out(const struct ls_causal_tx *tx, bool last, uint64_t *t, uint32_t *cpu)
 {
 	for (size_t i = 0; i < tx->n; i++) {
-		left[i] = 0;
-		cpu[i] = 0;
+		t[i] = 0;
+		if (cpu)
+			cpu[i] = 0;
 	}
 	for (size_t p = 0; p < tx->nrec; p++) {
 		const struct ls_record *r = &tx->rec[p];
@@ -402,11 +407,32 @@ void ls_causal_sent(const struct ls_causal_tx *tx, uint64_t *left, uint32_t *cpu
 		if (r->stage != LS_STAGE_TX_PKT)
 			continue;
 		s = packet_msg(r, tx->qpn, tx->psn0, tx->pkts, tx->requests, tx->n);
-		if (s < 0 || !last_of_msg(r, tx->psn0, tx->pkts) || r->start_ns < tx->posted[s])
+		if (s < 0 || (last && !last_of_msg(r, tx->psn0, tx->pkts)) ||
+		    r->start_ns < tx->posted[s])
 			continue;
-		if (!left[s] || r->start_ns < left[s]) {
-			left[s] = r->start_ns;
-			cpu[s] = r->cpu;
+		if (!t[s] || r->start_ns < t[s]) {
+			t[s] = r->start_ns;
+			if (cpu)
+				cpu[s] = r->cpu;
 		}
+	}
+}
+
+/* When each of the host's own messages left it (see causal.h). */
+void ls_causal_sent(const struct ls_causal_tx *tx, uint64_t *left, uint32_t *cpu)
+{
+	first_out(tx, true, left, cpu);
+}
+
+/* The earliest each message of the sending host can have reached the other (see causal.h). */
+void ls_causal_sent_bound(const struct ls_causal_tx *tx, const uint64_t *fallback,
+			  int64_t offset, uint64_t *sent)
+{
+	first_out(tx, false, sent, NULL);
+	for (size_t i = 0; i < tx->n; i++) {
+		int64_t v = sent[i] ? (int64_t)sent[i] + offset :
+			    fallback ? (int64_t)fallback[i] + offset : 0;
+
+		sent[i] = v > 0 ? (uint64_t)v : 0;
 	}
 }

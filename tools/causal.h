@@ -110,5 +110,17 @@ void ls_causal_free(struct ls_causal_out *out);
  * (SEND).
  */
 void ls_causal_sent(const struct ls_causal_tx *tx, uint64_t *left, uint32_t *cpu);
+/*
+ * The earliest each of the sending host's messages can have reached the
+ * other host, in the receiver's clock (sender's + offset), into
+ * sent[tx->n]: the first TX_PKT of any of its packets at or after its post
+ * (a packet cannot arrive before it left; the application's stamp is
+ * earlier by the time the message spent in the sender, SEND), else
+ * fallback[i] (the application's stamp; NULL: 0, unknown). This is what
+ * ls_causal_in's sent bounds a chain with: a packet that came in the
+ * middle of a poll was not in the host before it.
+ */
+void ls_causal_sent_bound(const struct ls_causal_tx *tx, const uint64_t *fallback,
+			  int64_t offset, uint64_t *sent);
 
 #endif /* LS_CAUSAL_H */

@@ -1499,10 +1499,11 @@ static int attribute(struct bd_an *a, const struct ls_probe_run *run,
 	uint64_t *rx_seen = malloc((a->n ? a->n : 1) * sizeof(*rx_seen));
 	uint64_t *sent = malloc((a->n ? a->n : 1) * sizeof(*sent));
 	uint64_t *posted = malloc((a->n ? a->n : 1) * sizeof(*posted));
+	uint64_t *app = malloc((a->n ? a->n : 1) * sizeof(*app));	/* the sender's application stamps */
 	struct bd_sets S = { 0 };
 	int ret = -1;
 
-	if (!seen || !rx_seen || !sent || !posted) {
+	if (!seen || !rx_seen || !sent || !posted || !app) {
 		ls_errnof(err, ENOMEM, "%zu samples", a->n);
 		goto out;
 	}
@@ -1513,10 +1514,21 @@ static int attribute(struct bd_an *a, const struct ls_probe_run *run,
 			.seen_app = true, .requests = false,
 		};
 
-		/* an answer leaves the responder at its "answered" stamp */
+		/*
+		 * an answer cannot arrive before its first packet left the
+		 * responder (its TX_PKT, else its "answered" stamp)
+		 */
 		if (a->have_theta && a->peer_n == a->n) {
+			struct ls_causal_tx ans = {
+				.rec = peer && peer->measured ? peer->rec : NULL,
+				.nrec = peer && peer->measured ? peer->nrec : 0,
+				.n = a->n, .posted = app, .qpn = run->qpn,
+				.psn0 = run->ans_psn0, .pkts = run->pkts, .requests = false,
+			};
+
 			for (size_t i = 0; i < a->n; i++)
-				sent[i] = (uint64_t)((int64_t)run->peer[i].end_ns - a->theta_ns);
+				app[i] = run->peer[i].end_ns;
+			ls_causal_sent_bound(&ans, app, -a->theta_ns, sent);
 			cin.sent = sent;
 		}
 		/* its request: posted at the sample's start, to the responder's QP */
@@ -1552,9 +1564,20 @@ static int attribute(struct bd_an *a, const struct ls_probe_run *run,
 			cfg.cpumask[LS_CPUMASK_WORDS + w] = peer->cpumask[w];
 		for (size_t i = 0; i < a->peer_n; i++)
 			seen[i] = run->peer[i].start_ns;
-		/* a request leaves the prober at the sample's start */
+		/*
+		 * a request cannot arrive before its first packet left the
+		 * prober (its TX_PKT, else the sample's start)
+		 */
+		struct ls_causal_tx req = {
+			.rec = local->measured ? local->rec : NULL,
+			.nrec = local->measured ? local->nrec : 0,
+			.n = rx_n, .posted = app, .qpn = run->peer_qpn,
+			.psn0 = run->req_psn0, .pkts = run->pkts, .requests = true,
+		};
+
 		for (size_t i = 0; i < rx_n; i++)
-			sent[i] = (uint64_t)((int64_t)run->samples[i].start_ns + a->theta_ns);
+			app[i] = run->samples[i].start_ns;
+		ls_causal_sent_bound(&req, app, a->theta_ns, sent);
 		cin.sent = sent;
 		for (size_t i = 0; i < rx_n; i++)
 			rx_seen[i] = a->peer_n ? run->peer[i].start_ns :
@@ -1599,6 +1622,7 @@ out:
 	free(rx_seen);
 	free(sent);
 	free(posted);
+	free(app);
 	return ret;
 }
 

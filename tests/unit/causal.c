@@ -492,4 +492,70 @@ TEST(send_ends_at_the_last_packet_out)
 	EXPECT_EQ(0, left[1]);
 }
 
+/*
+ * The bound a receiver's chains get: the first packet of each message out
+ * (any of its packets, not only the last: message 0's first left at 1200),
+ * never a copy from before its post (message 1: 3500 is ignored, 4200
+ * counts), moved into the receiver's clock; a message with no packet
+ * recorded falls back to the application's stamp (message 2), or to 0
+ * without one. A bound that would be negative is unknown.
+ */
+TEST(sent_bound_is_the_first_packet_out)
+{
+	struct ls_record r[] = {
+		txpkt(1500, 1, QPN, 201, OP_WRITE),
+		txpkt(1200, 0, QPN, 200, OP_WRITE),
+		txpkt(3500, 0, QPN, 203, OP_WRITE),	/* before message 1's post */
+		txpkt(4200, 1, QPN, 203, OP_WRITE),
+		txpkt(6100, 0, QPN + 1, 204, OP_WRITE),	/* another QP */
+	};
+	uint64_t posted[] = { 1000, 4000, 6000 }, sent[3];
+	struct ls_causal_tx tx = { .rec = r, .nrec = ARRAY_SIZE(r), .n = 3, .posted = posted,
+				   .qpn = QPN, .psn0 = 200, .pkts = 2, .requests = true };
+
+	ls_causal_sent_bound(&tx, posted, 500, sent);
+	EXPECT_EQ(1700, sent[0]);
+	EXPECT_EQ(4700, sent[1]);
+	EXPECT_EQ(6500, sent[2]);
+	ls_causal_sent_bound(&tx, NULL, -300, sent);
+	EXPECT_EQ(900, sent[0]);
+	EXPECT_EQ(3900, sent[1]);
+	EXPECT_EQ(0, sent[2]);
+	ls_causal_sent_bound(&tx, posted, -5000, sent);
+	EXPECT_EQ(0, sent[0]);
+	EXPECT_EQ(1000, sent[2]);
+}
+
+/*
+ * A packet that came in the middle of a long poll: the poll started before
+ * the packet left the other host, so its chain starts where the packet
+ * could first have been here (the sender's TX_PKT in this clock), not at
+ * the poll, and not at the sender's application stamp either (the message
+ * spent time in the sender and on the wire after that).
+ */
+TEST(mid_poll_packet_starts_at_its_send)
+{
+	struct ls_record rx[] = {
+		rec(1000, 9000, 0, LS_STAGE_NAPI_POLL),
+		pkt(6000, 0, QPN, 100, OP_WRITE),
+	};
+	struct ls_record tx_rec[] = {
+		txpkt(5200, 3, QPN, 100, OP_WRITE),
+	};
+	uint64_t seen[] = { 7000 }, posted[] = { 2000 }, sent[1];
+	struct ls_causal_tx tx = { .rec = tx_rec, .nrec = 1, .n = 1, .posted = posted,
+				   .qpn = QPN, .psn0 = 100, .pkts = 1, .requests = true };
+	struct ls_causal_in in = { .rec = rx, .nrec = 2, .n = 1, .seen = seen, .sent = sent,
+				   .qpn = QPN, .psn0 = 100, .pkts = 1, .requests = true };
+	struct ls_causal_out o;
+	struct ls_err e;
+
+	ls_causal_sent_bound(&tx, posted, 100, sent);
+	ASSERT_EQ(0, ls_causal_link(&in, &o, &e));
+	ASSERT_EQ(1, o.nlink);
+	EXPECT_EQ(5300, o.link[0].from);
+	EXPECT_EQ(7000, o.link[0].to);
+	ls_causal_free(&o);
+}
+
 TEST_HARNESS_MAIN
