@@ -558,4 +558,58 @@ TEST(mid_poll_packet_starts_at_its_send)
 	ls_causal_free(&o);
 }
 
+/*
+ * The flight: ten packets that came to an idle host had their interrupt
+ * 300..390 us after they were sent (the low decile: 310); an eleventh
+ * came during a long poll started by another flow before it was even
+ * sent: its chain starts a flight after its send, not at the poll and not
+ * at the send. A packet whose chain began before its send does not count
+ * toward the flight.
+ */
+TEST(mid_poll_chain_starts_a_flight_after_its_send)
+{
+	struct ls_record r[24];
+	uint64_t seen[11], sent[11];
+	size_t nr = 0;
+	struct ls_causal_in in = { .rec = r, .n = 11, .seen = seen, .sent = sent,
+				   .qpn = QPN, .psn0 = 100, .pkts = 1, .requests = true };
+	struct ls_causal_out o;
+	struct ls_err e;
+
+	for (unsigned int i = 0; i < 10; i++) {
+		uint64_t t0 = 100000 * (i + 1);
+
+		sent[i] = t0;
+		r[nr++] = rec(t0 + 300000 + 10000 * i, t0 + 320000 + 10000 * i, 0,
+			      LS_STAGE_COMPLETION);
+		r[nr++] = pkt(t0 + 305000 + 10000 * i, 0, QPN, 100 + i, OP_WRITE);
+		seen[i] = t0 + 330000 + 10000 * i;
+	}
+	sent[10] = 2000000;
+	r[nr++] = rec(1900000, 3500000, 0, LS_STAGE_NAPI_POLL);
+	r[nr++] = pkt(3400000, 0, QPN, 110, OP_WRITE);
+	seen[10] = 3600000;
+	in.nrec = nr;
+	ASSERT_EQ(0, ls_causal_link(&in, &o, &e));
+	EXPECT_EQ(310000, o.flight_ns);
+	ASSERT_TRUE(linked_to(&o, nr - 2, 10));
+	for (size_t k = 0; k < o.nlink; k++)
+		if (o.link[k].sample == 10)
+			EXPECT_EQ(2310000, o.link[k].from);
+	ls_causal_free(&o);
+
+	/* too few idle arrivals to tell a flight: the send bounds the chain */
+	in.n = 1;
+	in.nrec = 2;
+	in.seen = &seen[10];
+	in.sent = &sent[10];
+	r[0] = r[nr - 2];
+	r[1] = pkt(3400000, 0, QPN, 100, OP_WRITE);
+	ASSERT_EQ(0, ls_causal_link(&in, &o, &e));
+	EXPECT_EQ(0, o.flight_ns);
+	ASSERT_EQ(1, o.nlink);
+	EXPECT_EQ(2000000, o.link[0].from);
+	ls_causal_free(&o);
+}
+
 TEST_HARNESS_MAIN
