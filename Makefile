@@ -2,10 +2,11 @@
 #
 # latsplit: one top-level build for the module, the eBPF object and the CLI.
 #
-#   make              install missing packages, build module (KVER), eBPF, CLI
-#   make check        build everything and run every test (unit, host, lab)
-#   make demo         boot the two-node lab and run the main job in it
-#   make bench        benchmarks (ratios against a reference in the same run)
+#   make              build module (KVER), eBPF, CLI and the lab's wire (installs nothing)
+#   make deps         install the missing packages (tools/install-deps.sh, idempotent)
+#   make check        deps, build everything and run every test (unit, host, lab)
+#   make demo         deps, boot the two-node lab and run the main job in it
+#   make bench        deps, benchmarks (ratios against a reference in the same run)
 #   make fuzz         longer libFuzzer runs
 #   make modules-all  build latsplit.ko for every installed lab kernel
 #
@@ -33,12 +34,23 @@ CLANG   ?= clang
 BPFTOOL ?= bpftool
 CFLAGS_WARN := -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wformat=2 -Wno-format-truncation
 CFLAGS  ?= -O2 -g
-ALL_CFLAGS := $(CFLAGS) $(CFLAGS_WARN) -std=gnu11 -D_GNU_SOURCE -I$(CURDIR) -I$(B)/ebpf -MMD -MP
+ALL_CFLAGS := $(CFLAGS) $(CFLAGS_WARN) -std=gnu11 -D_GNU_SOURCE -I$(CURDIR) -I$(CURDIR)/tools -I$(B)/ebpf -MMD -MP
 LDLIBS  := -libverbs -lrdmacm -lbpf -lelf -lz -lm -lpthread
 
-TOOL_SRCS := $(wildcard tools/*.c)
-TOOL_OBJS := $(patsubst tools/%.c,$(B)/tools/%.o,$(TOOL_SRCS))
-LIB_OBJS  := $(filter-out $(B)/tools/latsplit.o,$(TOOL_OBJS))
+# The core: pure computation (statistics, histograms, the split and the
+# causal attribution, the clock offset, the verdict, the transmission and
+# training models, significance tests, JSON series) with no output of its
+# own: libls-core.a, linked by the CLI, the unit tests and the fuzzers.
+CORE_SRCS := tools/util.c tools/stats.c tools/hist.c tools/split.c tools/causal.c \
+	tools/verdict.c tools/model.c tools/signif.c tools/jseries.c tools/jsonr.c \
+	tools/wire.c tools/ctr_diff.c tools/probe_conv.c \
+	tools/breakdown/analysis.c tools/breakdown/baseline.c
+TOOL_SRCS := $(wildcard tools/*.c tools/breakdown/*.c)
+CLI_SRCS  := $(filter-out $(CORE_SRCS),$(TOOL_SRCS))
+CORE_OBJS := $(patsubst tools/%.c,$(B)/tools/%.o,$(CORE_SRCS))
+CLI_OBJS  := $(patsubst tools/%.c,$(B)/tools/%.o,$(CLI_SRCS))
+LIB_OBJS  := $(filter-out $(B)/tools/latsplit.o,$(CLI_OBJS))
+CORE_LIB  := $(B)/libls-core.a
 
 BPF_SRCS := $(wildcard ebpf/*.bpf.c)
 BPF_OBJS := $(patsubst ebpf/%.bpf.c,$(B)/ebpf/%.bpf.o,$(BPF_SRCS))
@@ -51,8 +63,7 @@ KSFT_DIR := $(B)/ksft
 KSFT_HDRS := $(KSFT_DIR)/kselftest_harness.h $(KSFT_DIR)/kselftest.h
 
 .PHONY: all deps kmod modules-all ebpf tools unit check demo bench fuzz doc clean install lab faultinj-all need-krels
-all: deps
-	@$(MAKE) --no-print-directory kmod ebpf tools lab
+all: kmod ebpf tools lab
 
 deps:
 	@bash tools/install-deps.sh
@@ -105,9 +116,14 @@ $(B)/vmlinux.h:
 	@test -r /sys/kernel/btf/vmlinux || { echo "no /sys/kernel/btf/vmlinux: this kernel has no BTF, cannot generate vmlinux.h" >&2; exit 1; }
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
 
+# The BPF target architecture is the build host's (libbpf's bpf_tracing.h names).
+BPF_ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/i.86/x86/' -e 's/aarch64.*/arm64/' \
+	-e 's/armv.*/arm/' -e 's/s390x/s390/' -e 's/ppc64.*/powerpc/' -e 's/riscv64/riscv/' \
+	-e 's/loongarch64/loongarch/' -e 's/mips.*/mips/')
+
 $(B)/ebpf/%.bpf.o: ebpf/%.bpf.c $(B)/vmlinux.h include/uapi/latsplit.h $(wildcard ebpf/*.h)
 	@mkdir -p $(@D)
-	$(CLANG) -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_x86 -I$(B) -I$(CURDIR) -c $< -o $@
+	$(CLANG) -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -I$(B) -I$(CURDIR) -c $< -o $@
 
 $(B)/ebpf/%.skel.h: $(B)/ebpf/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(subst .,_,$*)_bpf > $@.tmp && mv $@.tmp $@
@@ -115,11 +131,17 @@ $(B)/ebpf/%.skel.h: $(B)/ebpf/%.bpf.o
 ebpf: $(BPF_OBJS) $(BPF_SKELS)
 
 # ---- CLI -----------------------------------------------------------------
-$(B)/tools/%.o: tools/%.c $(BPF_SKELS)
+# Only the eBPF backend includes the skeleton; nothing else waits for it.
+$(B)/tools/%.o: tools/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
-$(B)/latsplit: $(TOOL_OBJS)
+$(B)/tools/backend_ebpf.o: $(BPF_SKELS)
+
+$(CORE_LIB): $(CORE_OBJS)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/latsplit: $(CLI_OBJS) $(CORE_LIB)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 tools: $(B)/latsplit
@@ -134,9 +156,18 @@ $(KSFT_HDRS):
 		linux-source-6.1/tools/testing/selftests/kselftest.h
 	@touch $(KSFT_HDRS)
 
-$(B)/tests/unit/%: tests/unit/%.c $(LIB_OBJS) $(KSFT_HDRS)
+# A unit test of the core links libls-core.a alone; the others (the
+# commands' own parts, the OOB protocol, sysfs readers) the CLI's objects too.
+UNIT_CORE := analysis causal compare_stats hist jseries model split verdict wire
+UNIT_CORE_BINS := $(patsubst %,$(B)/tests/unit/%,$(UNIT_CORE))
+
+$(UNIT_CORE_BINS): $(B)/tests/unit/%: tests/unit/%.c $(CORE_LIB) $(KSFT_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Wno-sign-compare -I$(KSFT_DIR) -o $@ $< $(LIB_OBJS) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -Wno-sign-compare -I$(KSFT_DIR) -o $@ $< $(CORE_LIB) -lm
+
+$(filter-out $(UNIT_CORE_BINS),$(UNIT_BINS)): $(B)/tests/unit/%: tests/unit/%.c $(LIB_OBJS) $(CORE_LIB) $(KSFT_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -Wno-sign-compare -I$(KSFT_DIR) -o $@ $< $(LIB_OBJS) $(CORE_LIB) $(LDLIBS)
 
 unit: $(UNIT_BINS)
 
@@ -144,42 +175,50 @@ check: deps
 	@$(MAKE) --no-print-directory -j$(shell nproc) modules-all faultinj-all ebpf tools lab unit fuzz-build
 	@bash tests/run.sh
 
-demo: all
+demo: deps
+	@$(MAKE) --no-print-directory all
 	@bash tools/demo.sh
 
-bench: all
+bench: deps
+	@$(MAKE) --no-print-directory all
 	@bash tests/bench.sh
 
 clean:
 	rm -rf $(B)
 
--include $(wildcard $(B)/tools/*.d)
+-include $(wildcard $(B)/tools/*.d $(B)/tools/breakdown/*.d)
 
 # ---- fuzzing (libFuzzer) -------------------------------------------------
 # Every tests/fuzz/NAME_fuzz.c is a libFuzzer target linked against the
-# tools/ objects rebuilt with clang and ASan. Seeds: tests/fuzz/seeds/NAME/,
-# an optional dictionary tests/fuzz/NAME.dict; the growing corpus lives in
-# build/fuzz/corpus/NAME. `fuzz-short` (run by `make check`) gives each
+# tools/ objects rebuilt with clang and ASan (the core as its own
+# libls-core.a). Seeds: tests/fuzz/seeds/NAME/, an optional dictionary
+# tests/fuzz/NAME.dict; the growing corpus lives in build/fuzz/corpus/NAME. `fuzz-short` (run by `make check`) gives each
 # target FUZZ_SHORT_SECS, `fuzz` gives FUZZ_SECS.
 FUZZ_SRCS := $(wildcard tests/fuzz/*_fuzz.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(FUZZ_SRCS))
-FUZZ_LIB_OBJS := $(patsubst tools/%.c,$(B)/fuzz/tools/%.o,$(filter-out tools/latsplit.c,$(TOOL_SRCS)))
+FUZZ_CORE_OBJS := $(patsubst tools/%.c,$(B)/fuzz/tools/%.o,$(CORE_SRCS))
+FUZZ_LIB_OBJS := $(patsubst tools/%.c,$(B)/fuzz/tools/%.o,$(filter-out tools/latsplit.c,$(CLI_SRCS)))
 FUZZ_CFLAGS := -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined \
-	-fno-omit-frame-pointer -std=gnu11 -D_GNU_SOURCE -I$(CURDIR) -I$(B)/ebpf
+	-fno-omit-frame-pointer -std=gnu11 -D_GNU_SOURCE -I$(CURDIR) -I$(CURDIR)/tools -I$(B)/ebpf
 FUZZ_SHORT_SECS ?= 10
 FUZZ_SECS ?= 600
 
 .PHONY: fuzz-short fuzz-build doc install install-bin install-man install-dkms uninstall
 
-$(B)/fuzz/tools/%.o: tools/%.c $(BPF_SKELS)
+$(B)/fuzz/tools/%.o: tools/%.c
 	@mkdir -p $(@D)
 	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(B)/fuzz/tools/backend_ebpf.o: $(BPF_SKELS)
+
+$(B)/fuzz/libls-core.a: $(FUZZ_CORE_OBJS)
+	rm -f $@ && ar rcs $@ $^
 
 $(B)/fuzz/libls.a: $(FUZZ_LIB_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
-$(B)/fuzz/%_fuzz: tests/fuzz/%_fuzz.c $(B)/fuzz/libls.a
-	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(B)/fuzz/libls.a $(LDLIBS) -o $@
+$(B)/fuzz/%_fuzz: tests/fuzz/%_fuzz.c $(B)/fuzz/libls.a $(B)/fuzz/libls-core.a
+	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(B)/fuzz/libls.a $(B)/fuzz/libls-core.a $(LDLIBS) -o $@
 
 fuzz-build: $(FUZZ_BINS)
 

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "../include/uapi/latsplit.h"
+#include "hist.h"
 #include "util.h"
 
 /* What to watch. Everything here is validated by the backend's open(). */
@@ -126,11 +127,5 @@ struct ls_obs_cell ls_obs_sum(const struct ls_obs *d, const uint64_t *cpumask);
 /* The same for handler h alone. */
 struct ls_obs_cell ls_obs_handler_sum(const struct ls_obs *d, const uint64_t *cpumask,
 				      unsigned int h);
-
-/* Histogram helpers (hist.c). */
-void ls_hist_add(struct ls_hist *h, uint64_t v);
-void ls_hist_merge(struct ls_hist *dst, const struct ls_hist *src);
-/* Value at quantile q in [0,1]: midpoint of the bucket holding it (exact below 16 ns, max for q=1). */
-double ls_hist_quantile(const struct ls_hist *h, double q);
 
 #endif /* LS_BACKEND_H */

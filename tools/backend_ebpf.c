@@ -22,6 +22,7 @@
 #include <bpf/libbpf.h>
 
 #include "ebpf/latsplit_bpf.h"
+#include "io.h"
 #include "latsplit.skel.h"
 
 #define LS_EBPF_BTF	"/sys/kernel/btf/vmlinux"

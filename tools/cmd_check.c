@@ -17,6 +17,7 @@
 #include "commands.h"
 #include "counters.h"
 #include "icmp.h"
+#include "io.h"
 #include "json.h"
 #include "nic.h"
 #include "probe.h"
@@ -116,7 +117,7 @@ static int check_parse(int argc, char **argv, struct check_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	struct ls_err err = { "" };
+	struct ls_err err = { 0 };
 	uint64_t v;
 	double secs = 2, us;
 	int c;
@@ -457,7 +458,7 @@ static void measure_peer(struct check_ctx *cx)
 	struct ls_ping_result pr;
 	struct ls_probe_opts po;
 	struct ls_probe_result res;
-	struct ls_err err = { "" };
+	struct ls_err err = { 0 };
 	double *v;
 
 	if (ls_ping(cx->o.peer, cx->o.ping_count, 200000000ull, 2000000000ull, &pr, &err)) {
@@ -586,7 +587,7 @@ int cmd_check(int argc, char **argv)
 {
 	struct ls_ctr_snap before = { 0 }, after = { 0 };
 	struct ls_ctr_cfg ccfg = { 0 };
-	struct ls_err err = { "" };
+	struct ls_err err = { 0 };
 	struct check_ctx *cx;
 	char path[256];
 	int ret = LS_EXIT_USAGE, rc;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "io.h"
 #include "json.h"
 #include "jseries.h"
 #include "jsonr.h"
@@ -467,7 +468,7 @@ int cmd_compare(int argc, char **argv)
 	struct ls_jdoc *da = NULL, *db = NULL;
 	size_t nda = 0, ndb = 0;
 	struct compare_opts o = { 0 };
-	struct ls_err err = { "" };
+	struct ls_err err = { 0 };
 	struct row *rows = NULL;
 	size_t nrows = 0, nreg = 0, ntested = 0;
 	int ret;

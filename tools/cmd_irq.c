@@ -15,6 +15,7 @@
 
 #include "backend.h"
 #include "commands.h"
+#include "io.h"
 #include "json.h"
 #include "nic.h"
 #include "util.h"
@@ -90,7 +91,7 @@ static int irq_parse(int argc, char **argv, struct irq_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	struct ls_err err = { "" };
+	struct ls_err err = { 0 };
 	double secs = 1;
 	int c;
 
@@ -559,7 +560,7 @@ static void sleep_ns(uint64_t ns)
 int cmd_irq(int argc, char **argv)
 {
 	struct irq_state *st = NULL;
-	struct ls_err err = { "" };
+	struct ls_err err = { 0 };
 	struct irq_opts o;
 	bool warned = false;
 	int ret = LS_EXIT_USAGE, err2;
@@ -582,7 +583,7 @@ int cmd_irq(int argc, char **argv)
 	}
 	if (strcmp(o.backend, "none")) {
 		struct ls_backend_cfg cfg = { 0 };
-		struct ls_err berr = { "" };
+		struct ls_err berr = { 0 };
 
 		memcpy(cfg.irqs, st->nic.irqs, st->nic.nr_irqs * sizeof(cfg.irqs[0]));
 		cfg.nr_irqs = st->nic.nr_irqs;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "io.h"
 #include "json.h"
 #include "jseries.h"
 #include "jsonr.h"
@@ -398,7 +399,7 @@ int cmd_model(int argc, char **argv)
 {
 	struct model_opts o = { 0 };
 	struct lat_case cases[2];
-	struct ls_err err = { "" };
+	struct ls_err err = { 0 };
 	char picked[256] = "", b1[32], b2[32];
 	size_t nr_cases = 0;
 	int first, last, ret;

@@ -10,6 +10,7 @@
 
 #include "../include/uapi/latsplit.h"
 #include "commands.h"
+#include "io.h"
 #include "json.h"
 #include "peers.h"
 #include "probe.h"
@@ -125,7 +126,7 @@ static int parse(struct probe_cli *c, int argc, char **argv, bool *help)
 	struct ls_probe_opts *o = &c->o;
 	bool have_n = false, have_s = false;
 	uint32_t sweep_max = 1u << 23;
-	struct ls_err err = { "" };
+	struct ls_err err = { 0 };
 	struct option lo[LS_PROBE_NR_LONGOPTS + ARRAY_SIZE(own)];
 	uint64_t v;
 	int opt;
@@ -695,7 +696,7 @@ static int write_prom(struct ls_prom *pf, const struct probe_prom_pair *pp, size
 static int run_session(struct probe_cli *c, struct probe_prom_pair *pp)
 {
 	struct ls_probe_result *r;
-	struct ls_err err = { "" };
+	struct ls_err err = { 0 };
 	bool started;
 	int rc;
 
@@ -724,7 +725,7 @@ static int run_session(struct probe_cli *c, struct probe_prom_pair *pp)
 		print_human(c, r);
 	fflush(stdout);
 	if (c->samples && started) {
-		struct ls_err e2 = { "" };
+		struct ls_err e2 = { 0 };
 
 		if (write_samples(c, r, &e2)) {
 			ls_warn("probe: samples: %s", e2.msg);
@@ -748,7 +749,7 @@ int cmd_probe(int argc, char **argv)
 {
 	struct probe_cli c = { .samples_fmt = FMT_AUTO };
 	struct probe_prom_pair *pp = NULL;
-	struct ls_err err = { "" };
+	struct ls_err err = { 0 };
 	struct ls_fleet fl;
 	struct ls_prom pf;
 	bool help = false;

@@ -20,6 +20,7 @@
 
 #include "backend.h"
 #include "commands.h"
+#include "io.h"
 #include "json.h"
 #include "split.h"
 #include "util.h"
@@ -504,7 +505,7 @@ static struct ls_obs_cell obs_cpu(const struct ls_obs *obs, unsigned int c)
 static void read_observer(const struct ls_backend_ops *ops, struct ls_backend *b,
 			  struct record_obs *ro)
 {
-	struct ls_err e = { { 0 } };
+	struct ls_err e = { 0 };
 
 	memset(ro, 0, sizeof(*ro));
 	if (!ops->observer) {
@@ -921,7 +922,7 @@ int cmd_record(int argc, char **argv)
 	struct record_obs ro = { 0 };
 	struct ls_afile af = { 0 };
 	struct sigaction sa = { 0 };
-	struct ls_err err = { { 0 } };
+	struct ls_err err = { 0 };
 	struct record_ab ab = { 0 };
 	bool af_open = false;
 	int ret, status = 0, rc = LS_EXIT_USAGE, hold = -1;

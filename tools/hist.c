@@ -3,7 +3,7 @@
  * Log-linear histogram helpers (struct ls_hist, include/uapi/latsplit.h):
  * user-space add, merge and quantiles over what the backends collect.
  */
-#include "backend.h"
+#include "hist.h"
 
 #include <math.h>
 

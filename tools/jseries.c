@@ -4,6 +4,7 @@
 #include "signif.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* Every JSON document latsplit writes carries this schema version. */
-#define LS_JSON_SCHEMA		1
+#include "jsonr.h"	/* LS_JSON_SCHEMA */
+#include "stats.h"
 
 #define LS_JSON_MAX_DEPTH	32
 
@@ -35,5 +35,9 @@ void ls_json_bool(struct ls_json *j, const char *key, bool val);
 void ls_json_null(struct ls_json *j, const char *key);
 /* Finish the document (newline). */
 void ls_json_end(struct ls_json *j);
+
+/* Write s as a JSON object under key; figures in ns with _ns keys. */
+void ls_json_summary(struct ls_json *j, const char *key,
+		     const struct ls_summary *s);
 
 #endif /* LS_JSON_H */

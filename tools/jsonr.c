@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,7 +55,7 @@ static int perr(struct parser *p, size_t off, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	ls_jr_pos(p->doc, off, &line, &col);
-	return ls_errf(p->err, "%s:%u:%u: %s", p->doc->name, line, col, msg);
+	return ls_errcf(p->err, LS_E_USAGE, "%s:%u:%u: %s", p->doc->name, line, col, msg);
 }
 
 /* Error for input that ends inside a value: the document was truncated. */
@@ -633,8 +634,8 @@ int ls_jr_parse(struct ls_jdoc *doc, const char *name, const char *text,
 	p.max_depth = lim && lim->max_depth ? lim->max_depth : LS_JR_MAX_DEPTH;
 	p.max_values = lim && lim->max_values ? lim->max_values : LS_JR_MAX_VALUES;
 	if (len > max_bytes)
-		return ls_errf(err, "%s: %zu bytes is larger than the limit of %zu",
-			       doc->name, len, max_bytes);
+		return ls_errcf(err, LS_E_LIMIT, "%s: %zu bytes is larger than the limit of %zu",
+				doc->name, len, max_bytes);
 	if (parse_value(&p, &doc->root))
 		goto fail;
 	skip_ws(&p);
@@ -673,8 +674,8 @@ static int read_all(const char *path, size_t max_bytes, char **out, size_t *len,
 			char *nb;
 
 			if (cap > max_bytes) {
-				ret = ls_errf(err, "%s: larger than the limit of %zu bytes",
-					      path, max_bytes);
+				ret = ls_errcf(err, LS_E_LIMIT, "%s: larger than the limit of %zu bytes",
+					       path, max_bytes);
 				goto out;
 			}
 			cap *= 2;
@@ -812,6 +813,50 @@ const struct ls_jv *ls_jv_get(const struct ls_jv *obj, const char *key)
 			return &obj->obj.m[i].val;
 	}
 	return NULL;
+}
+
+/* Member key of obj as a number; false when absent or not a number. */
+bool ls_jv_num(const struct ls_jv *obj, const char *key, double *out)
+{
+	const struct ls_jv *v = ls_jv_get(obj, key);
+
+	if (!v || v->type != LS_JNUM)
+		return false;
+	*out = v->num;
+	return true;
+}
+
+/* Member key of obj as a string into buf; false when absent or not a string. */
+bool ls_jv_str(const struct ls_jv *obj, const char *key, char *buf, size_t len)
+{
+	const struct ls_jv *v = ls_jv_get(obj, key);
+
+	if (!v || v->type != LS_JSTR)
+		return false;
+	snprintf(buf, len, "%s", v->str.s);
+	return true;
+}
+
+/* Member key of obj as a boolean; false when absent or not a boolean. */
+bool ls_jv_bool(const struct ls_jv *obj, const char *key, bool *out)
+{
+	const struct ls_jv *v = ls_jv_get(obj, key);
+
+	if (!v || v->type != LS_JBOOL)
+		return false;
+	*out = v->b;
+	return true;
+}
+
+/* Member key of obj as a non-negative integer; false when absent or not one. */
+bool ls_jv_u64(const struct ls_jv *obj, const char *key, uint64_t *out)
+{
+	const struct ls_jv *v = ls_jv_get(obj, key);
+
+	if (!v || v->type != LS_JNUM || !(v->num >= 0) || v->num > 9007199254740992.0)
+		return false;
+	*out = (uint64_t)v->num;
+	return true;
 }
 
 /* Name of a JSON type for messages. */

@@ -15,8 +15,12 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "util.h"
+
+/* Every JSON document latsplit writes carries this schema version. */
+#define LS_JSON_SCHEMA		1
 
 enum ls_jtype {
 	LS_JNULL,
@@ -103,6 +107,14 @@ void ls_jr_pos(const struct ls_jdoc *doc, size_t off, unsigned int *line,
 	       unsigned int *col);
 /* Member key of an object, or NULL (also when obj is not an object). */
 const struct ls_jv *ls_jv_get(const struct ls_jv *obj, const char *key);
+/* Member key of obj as a number; false when absent or not a number. */
+bool ls_jv_num(const struct ls_jv *obj, const char *key, double *out);
+/* Member key of obj as a non-negative integer; false when absent or not one. */
+bool ls_jv_u64(const struct ls_jv *obj, const char *key, uint64_t *out);
+/* Member key of obj as a string into buf; false when absent or not a string. */
+bool ls_jv_str(const struct ls_jv *obj, const char *key, char *buf, size_t len);
+/* Member key of obj as a boolean; false when absent or not a boolean. */
+bool ls_jv_bool(const struct ls_jv *obj, const char *key, bool *out);
 /* Name of a type for messages: "null", "boolean", "number", ... */
 const char *ls_jtype_name(enum ls_jtype t);
 

@@ -5,6 +5,7 @@
 
 #include "../include/uapi/latsplit.h"
 #include "commands.h"
+#include "io.h"
 #include "json.h"
 #include "util.h"
 

@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
-/* NIC facts from sysfs and procfs: IRQs of a NIC, affinity, interrupt counts. */
+/* NIC facts from sysfs and procfs: IRQs of a NIC, affinity, interrupt counts, link rate. */
 #include "nic.h"
 
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "io.h"
+#include "wire.h"
 
 /* Append the entries of a sysfs class directory to buf as "a, b". */
 static void list_class(const char *dir, char *buf, size_t len)
@@ -189,14 +193,14 @@ int ls_nic_resolve(const char *ibdev, const char *ifname, struct ls_nic *nic,
 	if (ibdev && *ibdev) {
 		if (strchr(ibdev, '/') || strlen(ibdev) >= sizeof(nic->ibdev)) {
 			ls_list_ibdevs(list, sizeof(list));
-			return ls_errf(err, "RDMA device '%s' does not exist (present: %s)",
-				       ibdev, list);
+			return ls_errcf(err, LS_E_DEVICE, "RDMA device '%s' does not exist (present: %s)",
+					ibdev, list);
 		}
 		snprintf(path, sizeof(path), "/sys/class/infiniband/%s", ibdev);
 		if (access(path, F_OK)) {
 			ls_list_ibdevs(list, sizeof(list));
-			return ls_errf(err, "RDMA device '%s' does not exist (present: %s)",
-				       ibdev, list);
+			return ls_errcf(err, LS_E_DEVICE, "RDMA device '%s' does not exist (present: %s)",
+					ibdev, list);
 		}
 		snprintf(nic->ibdev, sizeof(nic->ibdev), "%s", ibdev);
 		/* Soft-RoCE and siw name their netdev in "parent". */
@@ -224,19 +228,19 @@ int ls_nic_resolve(const char *ibdev, const char *ifname, struct ls_nic *nic,
 	if (ifname && *ifname) {
 		if (strchr(ifname, '/') || strlen(ifname) >= IF_NAMESIZE) {
 			ls_list_netdevs(list, sizeof(list));
-			return ls_errf(err, "network interface '%s' does not exist (present: %s)",
-				       ifname, list);
+			return ls_errcf(err, LS_E_DEVICE, "network interface '%s' does not exist (present: %s)",
+					ifname, list);
 		}
 		snprintf(path, sizeof(path), "/sys/class/net/%s", ifname);
 		if (access(path, F_OK)) {
 			ls_list_netdevs(list, sizeof(list));
-			return ls_errf(err, "network interface '%s' does not exist (present: %s)",
-				       ifname, list);
+			return ls_errcf(err, LS_E_DEVICE, "network interface '%s' does not exist (present: %s)",
+					ifname, list);
 		}
 		snprintf(nic->netdev, sizeof(nic->netdev), "%s", ifname);
 	}
 	if (!nic->ibdev[0] && !nic->netdev[0])
-		return ls_errf(err, "no device given");
+		return ls_errcf(err, LS_E_USAGE, "no device given");
 
 	if (ls_interrupts_read(NULL, &in, err))
 		return -1;
@@ -432,5 +436,20 @@ int ls_irq_affinity(uint32_t irq, uint64_t *mask, uint64_t *effective,
 	if (ls_read_text(path, buf, sizeof(buf), NULL) || !buf[0] ||
 	    ls_parse_cpulist(buf, effective, LS_MAX_CPUS, NULL))
 		memcpy(effective, mask, LS_CPUMASK_WORDS * sizeof(uint64_t));
+	return 0;
+}
+
+/* Read and parse /sys/class/infiniband/DEV/ports/PORT/rate. */
+int ls_wire_read_rate(const char *root, const char *dev, unsigned int port,
+		      double *gbps, char *text, size_t len, struct ls_err *err)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/sys/class/infiniband/%s/ports/%u/rate",
+		 root ? root : "", dev, port);
+	if (ls_read_text(path, text, len, err))
+		return -1;
+	if (ls_wire_parse_rate(text, gbps, err))
+		return ls_err_wrap(err, "%s", path);
 	return 0;
 }

@@ -66,4 +66,11 @@ int ls_softirqs_read(const char *path, const char *vector, uint64_t *per_cpu,
 int ls_irq_affinity(uint32_t irq, uint64_t *mask, uint64_t *effective,
 		    struct ls_err *err);
 
+/*
+ * Read /sys/class/infiniband/DEV/ports/PORT/rate under root (NULL = "/")
+ * and parse it (ls_wire_parse_rate).
+ */
+int ls_wire_read_rate(const char *root, const char *dev, unsigned int port,
+		      double *gbps, char *text, size_t len, struct ls_err *err);
+
 #endif /* LS_NIC_H */

@@ -108,14 +108,14 @@ int ls_oob_hdr_parse(const uint8_t *p, size_t len, struct ls_oob_hdr *h,
 			       LS_OOB_HDR_LEN);
 	magic = get32(p);
 	if (magic != LS_OOB_MAGIC)
-		return ls_errf(err, "bad magic 0x%08x (not a latsplit peer)", magic);
+		return ls_errcf(err, LS_E_PEER_PROTO, "bad magic 0x%08x (not a latsplit peer)", magic);
 	h->version = get16(p + 4);
 	h->type = get16(p + 6);
 	h->tag = get32(p + 8);
 	h->length = get32(p + 12);
 	if (h->version != LS_OOB_VERSION)
-		return ls_errf(err, "protocol version %u, this latsplit speaks %u",
-			       h->version, LS_OOB_VERSION);
+		return ls_errcf(err, LS_E_PEER_PROTO, "protocol version %u, this latsplit speaks %u",
+				h->version, LS_OOB_VERSION);
 	if (!h->type || h->type >= LS_OOB_NR_TYPES)
 		return ls_errf(err, "unknown message type %u", h->type);
 	if (h->tag && h->type != LS_OOB_BLOB)
@@ -411,7 +411,7 @@ static int wait_fd(int fd, short events, uint64_t deadline, const char *what,
 		if (r > 0)
 			return 0;
 		if (r == 0)
-			return ls_errf(err, "%s %s: timed out", what, peer);
+			return ls_errcf(err, LS_E_PEER, "%s %s: timed out", what, peer);
 		if (errno != EINTR)
 			return ls_errnof(err, errno, "%s %s: poll", what, peer);
 	}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Peer lists for fleet runs: parse, validate, free. */
 #include "peers.h"
+#include "io.h"
 #include "json.h"
 
 #include <ctype.h>
@@ -33,19 +34,19 @@ static int add_host(const char *name, unsigned int line, const char *host, size_
 	char *s;
 
 	if (len > LS_PEER_NAME_MAX)
-		return ls_errf(err, "%s:%u: host name longer than %u characters", name, line,
-			       LS_PEER_NAME_MAX);
+		return ls_errcf(err, LS_E_USAGE, "%s:%u: host name longer than %u characters", name, line,
+				LS_PEER_NAME_MAX);
 	for (size_t i = 0; i < len; i++) {
 		if (!host_char_ok((unsigned char)host[i]))
-			return ls_errf(err, "%s:%u: '%.*s' is not a host name or address (one host per line)",
-				       name, line, (int)(len > 64 ? 64 : len), host);
+			return ls_errcf(err, LS_E_USAGE, "%s:%u: '%.*s' is not a host name or address (one host per line)",
+					name, line, (int)(len > 64 ? 64 : len), host);
 	}
 	for (size_t i = 0; i < p->n; i++) {
 		if (strlen(p->v[i]) == len && !memcmp(p->v[i], host, len))
-			return ls_errf(err, "%s:%u: %.*s is listed twice", name, line, (int)len, host);
+			return ls_errcf(err, LS_E_USAGE, "%s:%u: %.*s is listed twice", name, line, (int)len, host);
 	}
 	if (p->n == LS_PEERS_MAX)
-		return ls_errf(err, "%s:%u: more than %u peers", name, line, LS_PEERS_MAX);
+		return ls_errcf(err, LS_E_LIMIT, "%s:%u: more than %u peers", name, line, LS_PEERS_MAX);
 	if (p->n == *cap) {
 		size_t ncap = *cap ? 2 * *cap : 16;
 		char **nv = realloc(p->v, ncap * sizeof(*nv));
@@ -86,7 +87,7 @@ int ls_peers_parse(const char *name, const char *text, size_t len, struct ls_pee
 			}
 			if (text[k] == '\0') {
 				ls_peers_free(p);
-				return ls_errf(err, "%s:%u: NUL byte: not a text file", name, line);
+				return ls_errcf(err, LS_E_USAGE, "%s:%u: NUL byte: not a text file", name, line);
 			}
 		}
 		while (b < e && isspace((unsigned char)text[b]))
@@ -100,7 +101,7 @@ int ls_peers_parse(const char *name, const char *text, size_t len, struct ls_pee
 		i = eol + 1;
 	}
 	if (!p->n)
-		return ls_errf(err, "%s: no peers (one host per line; '#' starts a comment)", name);
+		return ls_errcf(err, LS_E_USAGE, "%s: no peers (one host per line; '#' starts a comment)", name);
 	return 0;
 }
 
@@ -132,7 +133,7 @@ int ls_peers_load(const char *path, struct ls_peers *p, struct ls_err *err)
 	}
 	if (len > PEERS_FILE_MAX) {
 		free(buf);
-		return ls_errf(err, "--peers: %s is larger than %u bytes", path, PEERS_FILE_MAX);
+		return ls_errcf(err, LS_E_LIMIT, "--peers: %s is larger than %u bytes", path, PEERS_FILE_MAX);
 	}
 	rc = ls_peers_parse(path, buf, len, p, err);
 	free(buf);

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "io.h"
 #include "stats.h"
 #include "util.h"
 

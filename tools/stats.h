@@ -12,7 +12,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "json.h"
 
 struct ls_summary {
 	size_t count;
@@ -26,8 +25,5 @@ double ls_quantile_sorted(const double *sorted, size_t n, double q);
 void ls_summarize(double *v, size_t n, struct ls_summary *s);
 /* Sort an array of doubles ascending. */
 void ls_sort_doubles(double *v, size_t n);
-/* Write s as a JSON object under key; figures in ns with _ns keys. */
-void ls_json_summary(struct ls_json *j, const char *key,
-		     const struct ls_summary *s);
 
 #endif /* LS_STATS_H */

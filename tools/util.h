@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Small helpers shared by every latsplit command: errors, parsing, files, clocks. */
+/* Helpers shared by all of latsplit: typed errors, option parsing, CPU lists, the clock. */
 #ifndef LS_UTIL_H
 #define LS_UTIL_H
 
@@ -7,15 +7,27 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #endif
 
 /* An error that carries what failed and why, filled at the failure site. */
+/* What kind of failure an ls_err holds: the exit status follows from it. */
+enum ls_err_code {
+	LS_E_FAILED = 0,	/* an operation failed (ls_errf's default) */
+	LS_E_USAGE,		/* bad input: an option, an argument, a file's content */
+	LS_E_LIMIT,		/* input over a size or count limit */
+	LS_E_UNSUPPORTED,	/* this host, kernel or device cannot do it */
+	LS_E_IO,		/* a system call or file operation failed (ls_errnof) */
+	LS_E_DEVICE,		/* the RDMA device or its port is missing or refused */
+	LS_E_PEER,		/* the peer failed, timed out or hung up */
+	LS_E_PEER_PROTO,	/* the peer speaks another protocol or runs another command */
+};
+
 struct ls_err {
 	char msg[512];
+	enum ls_err_code code;
 };
 
 /* Record an error message; returns -1 so callers can `return ls_errf(...)`. */
@@ -24,7 +36,10 @@ int ls_errf(struct ls_err *err, const char *fmt, ...)
 /* Record an error message with strerror(errnum) appended; returns -1. */
 int ls_errnof(struct ls_err *err, int errnum, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* Prefix an existing error message with more context; returns -1. */
+/* Record an error message of kind code; returns -1. */
+int ls_errcf(struct ls_err *err, enum ls_err_code code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Prefix an existing error message with more context (its code stays); returns -1. */
 int ls_err_wrap(struct ls_err *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -33,8 +48,12 @@ int ls_err_wrap(struct ls_err *err, const char *fmt, ...)
 #define LS_EXIT_FAIL	1	/* the measurement ran and found a failure / regression */
 #define LS_EXIT_USAGE	2	/* bad input, could not run */
 
-/* Print "latsplit: <msg>" on stderr. */
-void ls_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * Exit status of a run that ended with err: LS_EXIT_FAIL when it had
+ * started measuring (started), else LS_EXIT_USAGE; a peer that speaks
+ * another protocol is LS_EXIT_USAGE either way (no run could succeed).
+ */
+int ls_exit_status(const struct ls_err *err, bool started);
 
 /* CLOCK_MONOTONIC now, in ns: the clock the kernel backends stamp with. */
 uint64_t ls_now_ns(void);
@@ -54,21 +73,5 @@ int ls_parse_cpulist(const char *s, uint64_t *mask, unsigned int nbits,
 /* Format a bitmap as a CPU list "0-3,6". */
 void ls_format_cpulist(const uint64_t *mask, unsigned int nbits, char *buf,
 		       size_t len);
-
-/* Read a small text file whole (NUL-terminated, trailing newline stripped). */
-int ls_read_text(const char *path, char *buf, size_t len, struct ls_err *err);
-
-/*
- * Atomic output file: written to a temporary file in the same directory and
- * renamed over the target on commit, so a reader sees the whole file or none.
- */
-struct ls_afile {
-	FILE *fp;
-	char path[4096];
-	char tmp[4096];
-};
-int ls_afile_open(struct ls_afile *af, const char *path, struct ls_err *err);
-int ls_afile_commit(struct ls_afile *af, struct ls_err *err);
-void ls_afile_abort(struct ls_afile *af);
 
 #endif /* LS_UTIL_H */

@@ -45,21 +45,6 @@ int ls_wire_parse_rate(const char *text, double *gbps, struct ls_err *err)
 	return 0;
 }
 
-/* Read and parse /sys/class/infiniband/DEV/ports/PORT/rate. */
-int ls_wire_read_rate(const char *root, const char *dev, unsigned int port,
-		      double *gbps, char *text, size_t len, struct ls_err *err)
-{
-	char path[512];
-
-	snprintf(path, sizeof(path), "%s/sys/class/infiniband/%s/ports/%u/rate",
-		 root ? root : "", dev, port);
-	if (ls_read_text(path, text, len, err))
-		return -1;
-	if (ls_wire_parse_rate(text, gbps, err))
-		return ls_err_wrap(err, "%s", path);
-	return 0;
-}
-
 /* Validate a model configuration. */
 int ls_wire_check(const struct ls_wire_cfg *cfg, struct ls_err *err)
 {

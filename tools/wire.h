@@ -79,9 +79,6 @@ struct ls_wire {
 
 /* Parse a sysfs port rate ("100 Gb/sec (4X EDR)", "2.5 Gb/sec (1X SDR)"). */
 int ls_wire_parse_rate(const char *text, double *gbps, struct ls_err *err);
-/* Read /sys/class/infiniband/DEV/ports/PORT/rate under root (NULL = "/"). */
-int ls_wire_read_rate(const char *root, const char *dev, unsigned int port,
-		      double *gbps, char *text, size_t len, struct ls_err *err);
 /* Validate cfg: sizes, MTU, rate, cable length, hops. */
 int ls_wire_check(const struct ls_wire_cfg *cfg, struct ls_err *err);
 /* Wire bytes of one packet carrying payload bytes with ext extension-header bytes. */

@@ -54,7 +54,7 @@ static void stream(const uint8_t *p, size_t n)
 	shutdown(sv[1], SHUT_WR);
 	c.fd = sv[0];
 	for (int i = 0; i < 64; i++) {
-		struct ls_err err = { "" };
+		struct ls_err err = { 0 };
 		struct ls_oob_msg m;
 
 		if (ls_oob_recv(&c, &m, 1u << 16, 1000000000ull, &err)) {
@@ -72,7 +72,7 @@ static void stream(const uint8_t *p, size_t n)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint8_t out[LS_OOB_HELLO_MAX_LEN + LS_OOB_ERROR_MAX_LEN];
-	struct ls_err err = { "" };
+	struct ls_err err = { 0 };
 	const uint8_t *p = data + 1;
 	size_t n;
 

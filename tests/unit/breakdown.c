@@ -134,12 +134,17 @@ TEST(other_protocol_is_a_clear_error)
 	ASSERT_EQ(-1, ls_bd_peer_parse(t, len, &g, &e));
 	EXPECT_NE(NULL, strstr(e.msg, "same latsplit version"));
 	EXPECT_NE(NULL, strstr(e.msg, "protocol 2"));
+	EXPECT_EQ(LS_E_PEER_PROTO, e.code);
+	/* another protocol is exit 2 even after samples were taken */
+	EXPECT_EQ(LS_EXIT_USAGE, ls_exit_status(&e, true));
 	free(t);
 	/* a JSON object that is not a breakdown header */
 	ASSERT_EQ(-1, ls_bd_peer_parse("{\"schema\":1,\"kind\":\"probe\"}", 27, &g, &e));
 	EXPECT_NE(NULL, strstr(e.msg, "breakdown-peer"));
+	EXPECT_EQ(LS_E_PEER_PROTO, e.code);
 	/* not JSON at all */
 	ASSERT_EQ(-1, ls_bd_peer_parse("\x01\x02garbage", 9, &g, &e));
+	EXPECT_NE(LS_E_PEER_PROTO, e.code);
 }
 
 TEST_HARNESS_MAIN

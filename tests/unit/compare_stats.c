@@ -48,7 +48,7 @@ TEST(mwu_reference_values)
 {
 	/* R: wilcox.test(c(4,5,6), c(1,2,3), exact=FALSE, correct=TRUE)$p.value = 0.08085 */
 	const double a[] = { 1, 2, 3 }, b[] = { 4, 5, 6 };
-	struct ls_err err = { "" };
+	struct ls_err err = { 0 };
 	struct ls_mwu r;
 
 	ASSERT_EQ(0, ls_mann_whitney(a, 3, b, 3, &r, &err));
@@ -72,7 +72,7 @@ TEST(mwu_reference_values)
 
 TEST(mwu_matches_brute_force_with_ties)
 {
-	struct ls_err err = { "" };
+	struct ls_err err = { 0 };
 	double a[300], b[250];
 	struct ls_mwu r;
 
@@ -126,7 +126,7 @@ TEST(holm_reference_values)
 {
 	/* R: p.adjust(c(0.01, 0.04, 0.03, 0.005), "holm") = 0.03 0.06 0.06 0.02 */
 	const double p[] = { 0.01, 0.04, 0.03, 0.005 }, want[] = { 0.03, 0.06, 0.06, 0.02 };
-	struct ls_err err = { "" };
+	struct ls_err err = { 0 };
 	double adj[4];
 
 	ASSERT_EQ(0, ls_holm_adjust(p, 4, adj, &err));
@@ -136,7 +136,7 @@ TEST(holm_reference_values)
 
 TEST(quantile_test_counts)
 {
-	struct ls_err err = { "" };
+	struct ls_err err = { 0 };
 	double a[100], b[100];
 	struct ls_qtest r;
 

@@ -70,7 +70,7 @@ TEST(layouts)
 		/* nothing: an empty set is not an error here */
 		{ "{\"schema\":1,\"kind\":\"model\",\"inputs\":{\"gpus\":8}}", "" },
 	};
-	struct ls_err err = { "" };
+	struct ls_err err = { 0 };
 	struct ls_series_set set;
 	struct ls_jdoc doc;
 	char buf[512];
@@ -91,7 +91,7 @@ TEST(values)
 	const char *s = "{\"schema\":1,\"kind\":\"probe\",\"samples_ns\":[5,6,7],"
 			"\"summary\":{\"count\":3,\"p50_ns\":6,\"p99_ns\":7},"
 			"\"resp\":{\"other\":{\"count\":9,\"p50_ns\":1.5,\"p99_ns\":2.5}}}";
-	struct ls_err err = { "" };
+	struct ls_err err = { 0 };
 	const struct ls_series *x;
 	struct ls_series_set set;
 	struct ls_jdoc doc;
@@ -167,7 +167,7 @@ TEST(stream_pooling)
 	const char *b = "{\"schema\":1,\"kind\":\"irq\",\"x\":{\"p50_ns\":3,\"p99_ns\":3,\"count\":1,"
 			"\"samples_ns\":[3]},\"y\":{\"p50_ns\":5,\"p99_ns\":5,\"count\":1}}";
 	const char *c = "{\"schema\":1,\"kind\":\"probe\"}";
-	struct ls_err err = { "" };
+	struct ls_err err = { 0 };
 	struct ls_series_set set;
 	const struct ls_series *x;
 	struct ls_jdoc docs[2];

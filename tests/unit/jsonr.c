@@ -32,7 +32,7 @@ TEST(valid_documents)
 		"\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"",
 		"1e-400",
 	};
-	struct ls_err err = { "" };
+	struct ls_err err = { 0 };
 	struct ls_jdoc doc;
 
 	for (size_t i = 0; i < ARRAY_SIZE(ok); i++) {
@@ -49,7 +49,7 @@ TEST(values_and_escapes)
 {
 	const char *s = "{\"n\": -1.25e2, \"s\": \"a\\u0000b\\ud83d\\ude00\", "
 			"\"arr\": [1, 2, 3], \"t\": true, \"z\": null}";
-	struct ls_err err = { "" };
+	struct ls_err err = { 0 };
 	const struct ls_jv *v;
 	struct ls_jdoc doc;
 
@@ -170,7 +170,7 @@ TEST(every_truncation_is_rejected)
 TEST(limits)
 {
 	struct ls_jlimits lim = { .max_depth = 4, .max_values = 10, .max_bytes = 64 };
-	struct ls_err err = { "" };
+	struct ls_err err = { 0 };
 	struct ls_jdoc doc;
 	size_t deep = 200000;
 	char *s = malloc(2 * deep + 1);
@@ -197,7 +197,7 @@ TEST(reads_what_the_writer_writes)
 	static const double nums[] = { 0, 1, -1, 0.1, 1e-300, 1.7976931348623157e308,
 				       123456789012345.0, 9007199254740993.0, -2.5e-7 };
 	const char *tricky = "quote\" backslash\\ nl\n tab\t ctl\x01 \xc3\xa9";
-	struct ls_err err = { "" };
+	struct ls_err err = { 0 };
 	struct ls_jdoc doc;
 	const struct ls_jv *v;
 	struct ls_json j;
@@ -247,7 +247,7 @@ TEST(reads_what_the_writer_writes)
 TEST(files)
 {
 	char path[] = "/tmp/jsonr-unit-XXXXXX";
-	struct ls_err err = { "" };
+	struct ls_err err = { 0 };
 	struct ls_jdoc doc;
 	int fd = mkstemp(path);
 	unsigned int line, col;
@@ -271,7 +271,7 @@ TEST(files)
 TEST(streams)
 {
 	char path[] = "/tmp/jsonr-unit-XXXXXX";
-	struct ls_err err = { "" };
+	struct ls_err err = { 0 };
 	struct ls_jdoc *docs;
 	size_t n;
 	int fd = mkstemp(path);

@@ -23,7 +23,7 @@ static const struct ls_model_in seed = {
 
 TEST(seed_example_2us)
 {
-	struct ls_err err = { "" };
+	struct ls_err err = { 0 };
 	struct ls_model_out r;
 
 	ASSERT_EQ(0, ls_model_eval(&seed, &r, &err));
@@ -41,7 +41,7 @@ TEST(seed_example_2us)
 TEST(seed_200us_is_81_3ms_not_96ms)
 {
 	struct ls_model_in in = seed;
-	struct ls_err err = { "" };
+	struct ls_err err = { 0 };
 	struct ls_model_out r;
 
 	in.latency_s = 200e-6;
@@ -79,7 +79,7 @@ TEST(variants_by_hand)
 		.gpus = 8, .grad_bytes = 1e6, .bw_bps = 1e9, .latency_s = 1e-6,
 		.compute_s = 0.01, .batch = 32,
 	};
-	struct ls_err err = { "" };
+	struct ls_err err = { 0 };
 	struct ls_model_out r;
 
 	in.algo = LS_ALGO_RING;
@@ -112,7 +112,7 @@ TEST(variants_by_hand)
 TEST(bad_inputs)
 {
 	struct ls_model_in in = seed;
-	struct ls_err err = { "" };
+	struct ls_err err = { 0 };
 	struct ls_model_out r;
 
 	in.gpus = 0;
@@ -133,7 +133,7 @@ TEST(bad_inputs)
 
 TEST(unit_parsing)
 {
-	struct ls_err err = { "" };
+	struct ls_err err = { 0 };
 	enum ls_model_algo a;
 	double v;
 

@@ -33,7 +33,7 @@ static void reading(struct ls_obs *o, unsigned int nr_cpus, uint64_t base)
 TEST(diff_of_two_readings)
 {
 	struct ls_obs a, b, d = { 0 };
-	struct ls_err e = { { 0 } };
+	struct ls_err e = { 0 };
 
 	reading(&a, 3, 1000);
 	reading(&b, 3, 1000);
@@ -116,7 +116,7 @@ TEST(sum_over_a_cpu_mask)
 TEST(counter_going_backwards_is_an_error)
 {
 	struct ls_obs a, b, d = { 0 };
-	struct ls_err e = { { 0 } };
+	struct ls_err e = { 0 };
 
 	reading(&a, 2, 50);
 	reading(&b, 2, 50);
@@ -146,7 +146,7 @@ TEST(counter_going_backwards_is_an_error)
 TEST(cpu_count_mismatch_is_an_error)
 {
 	struct ls_obs a, b, d = { 0 };
-	struct ls_err e = { { 0 } };
+	struct ls_err e = { 0 };
 
 	reading(&a, 2, 0);
 	reading(&b, 4, 0);
@@ -169,7 +169,7 @@ TEST(cpu_count_mismatch_is_an_error)
 TEST(all_cpus_reading)
 {
 	struct ls_obs a, b, d = { 0 }, split;
-	struct ls_err e = { { 0 } };
+	struct ls_err e = { 0 };
 	uint64_t mask[LS_CPUMASK_WORDS] = { 0x2 };	/* CPU 1 only */
 	struct ls_obs_cell s;
 

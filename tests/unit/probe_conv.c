@@ -49,7 +49,7 @@ TEST(mtu_conversions)
 
 TEST(verbs_and_divisor)
 {
-	struct ls_err err = { "" };
+	struct ls_err err = { 0 };
 	enum ls_probe_verb v;
 
 	ASSERT_EQ(0, ls_probe_parse_verb("send", &v, &err));
@@ -67,7 +67,7 @@ TEST(verbs_and_divisor)
 TEST(options_validation)
 {
 	struct ls_probe_opts o;
-	struct ls_err err = { "" };
+	struct ls_err err = { 0 };
 
 	ls_probe_opts_init(&o);
 	EXPECT_EQ(0, ls_probe_opts_check(&o, false, &err));	/* responder defaults */

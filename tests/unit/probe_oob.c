@@ -57,7 +57,7 @@ TEST(hello_round_trip)
 {
 	uint8_t b[LS_OOB_HELLO_MAX_LEN];
 	struct ls_oob_hello h, out;
-	struct ls_err err = { "" };
+	struct ls_err err = { 0 };
 	size_t n;
 
 	hello_fill(&h);
@@ -73,7 +73,7 @@ TEST(hello_round_trip)
 
 TEST(hello_rejects_bad_fields)
 {
-	struct ls_err err = { "" };
+	struct ls_err err = { 0 };
 
 	EXPECT_EQ(0, hello_mut(0, LS_OOB_VERB_READ, &err));
 	EXPECT_EQ(-1, hello_mut(0, 3, &err));		/* verb */
@@ -101,7 +101,7 @@ TEST(hello_rejects_short_and_long)
 {
 	uint8_t b[LS_OOB_HELLO_MAX_LEN + 8];
 	struct ls_oob_hello h, out;
-	struct ls_err err = { "" };
+	struct ls_err err = { 0 };
 	size_t n;
 
 	hello_fill(&h);
@@ -115,7 +115,7 @@ TEST(header_checks)
 {
 	uint8_t b[LS_OOB_HDR_LEN];
 	struct ls_oob_hdr h;
-	struct ls_err err = { "" };
+	struct ls_err err = { 0 };
 
 	ls_oob_hdr_encode(b, LS_OOB_RUN, 0, LS_OOB_RUN_LEN);
 	ASSERT_EQ(0, ls_oob_hdr_parse(b, sizeof(b), &h, 1000, &err));
@@ -151,7 +151,7 @@ TEST(error_and_stamps)
 	struct ls_oob_error e = { .code = 5 }, eo;
 	uint8_t b[LS_OOB_ERROR_MAX_LEN], sb[8 + 32];
 	uint64_t pairs[4] = { 10, 20, 30, 45 }, out[4], n = 0;
-	struct ls_err err = { "" };
+	struct ls_err err = { 0 };
 	size_t len;
 
 	snprintf(e.text, sizeof(e.text), "no answer\n");	/* newline becomes '?' */
@@ -178,7 +178,7 @@ TEST(socket_frames_blobs_errors)
 {
 	struct ls_oob a = { .fd = -1, .peer = "a" }, b = { .fd = -1, .peer = "b" };
 	uint8_t h[LS_OOB_HDR_LEN];
-	struct ls_err err = { "" };
+	struct ls_err err = { 0 };
 	struct ls_oob_msg m;
 	void *data;
 	size_t len;
@@ -217,7 +217,7 @@ TEST(socket_frames_blobs_errors)
 TEST(listen_port_in_use_and_connect)
 {
 	struct ls_oob c = { .fd = -1 }, s = { .fd = -1 };
-	struct ls_err err = { "" };
+	struct ls_err err = { 0 };
 	struct ls_oob_msg m = { .payload = NULL };
 	int l1 = -1, l2 = -1;
 	uint16_t port = 0;

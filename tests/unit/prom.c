@@ -100,7 +100,7 @@ FIXTURE_TEARDOWN(dir)
 
 TEST_F(dir, prometheus_text_exact)
 {
-	struct ls_err err = { "" };
+	struct ls_err err = { 0 };
 	char buf[8192];
 
 	ASSERT_EQ(0, write_doc(self->path, false, &err)) TH_LOG("%s", err.msg);
@@ -112,7 +112,7 @@ TEST_F(dir, prometheus_text_exact)
 
 TEST_F(dir, promtool_accepts_it)
 {
-	struct ls_err err = { "" };
+	struct ls_err err = { 0 };
 	char cmd[512];
 	int rc;
 
@@ -139,7 +139,7 @@ TEST_F(dir, promtool_accepts_it)
 
 TEST_F(dir, openmetrics)
 {
-	struct ls_err err = { "" };
+	struct ls_err err = { 0 };
 	char buf[8192];
 
 	ASSERT_EQ(0, write_doc(self->path, true, &err));
@@ -156,7 +156,7 @@ TEST_F(dir, refusals)
 	struct ls_prom_label bad_name[] = { { "9x", "v" } };
 	struct ls_prom_label reserved[] = { { "__name__", "v" } };
 	struct ls_prom_label dup[] = { { "a", "1" }, { "a", "2" } };
-	struct ls_err err = { "" };
+	struct ls_err err = { 0 };
 	struct ls_prom p;
 
 	ASSERT_EQ(0, ls_prom_open(&p, self->path, false, &err));
@@ -181,7 +181,7 @@ TEST_F(dir, refusals)
 
 TEST_F(dir, atomic_replace)
 {
-	struct ls_err err = { "" };
+	struct ls_err err = { 0 };
 	struct ls_prom p;
 	char buf[256];
 	FILE *fp = fopen(self->path, "w");

@@ -12,6 +12,7 @@
 
 #include "kselftest_harness.h"
 
+#include "tools/json.h"
 #include "tools/stats.h"
 
 #define EPS 1e-9

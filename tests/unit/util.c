@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Unit tests: parsing, CPU lists, atomic files, /proc/interrupts and /proc/softirqs parsers. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 
 #include "kselftest_harness.h"
 
+#include "tools/io.h"
 #include "tools/nic.h"
 #include "tools/util.h"
 
@@ -153,6 +155,30 @@ static const char *fixture(const char *text)
 	fputs(text, fp);
 	fclose(fp);
 	return path;
+}
+
+TEST(err_codes_decide_the_exit_status)
+{
+	struct ls_err err = { 0 };
+	uint64_t v;
+
+	/* bad input is a usage error, and wrapping keeps the kind */
+	ASSERT_EQ(-1, ls_parse_u64("12x", 0, 100, &v, &err, "--iters"));
+	EXPECT_EQ(LS_E_USAGE, err.code);
+	ls_err_wrap(&err, "breakdown");
+	EXPECT_EQ(LS_E_USAGE, err.code);
+	EXPECT_STREQ("breakdown: --iters: '12x' is not a number", err.msg);
+	/* a failed system call is I/O; ls_errf is the generic failure */
+	ls_errnof(&err, ENOENT, "open %s", "x");
+	EXPECT_EQ(LS_E_IO, err.code);
+	ls_errf(&err, "lost");
+	EXPECT_EQ(LS_E_FAILED, err.code);
+	EXPECT_EQ(LS_EXIT_FAIL, ls_exit_status(&err, true));
+	EXPECT_EQ(LS_EXIT_USAGE, ls_exit_status(&err, false));
+	/* a peer of another protocol: no run could succeed */
+	ls_errcf(&err, LS_E_PEER_PROTO, "protocol version %u", 9u);
+	EXPECT_EQ(LS_EXIT_USAGE, ls_exit_status(&err, true));
+	EXPECT_STREQ("protocol version 9", err.msg);
 }
 
 TEST(proc_interrupts_parser)

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * breakdown's analysis on synthetic runs whose truth is known by
+ * construction: the responder's clock offset is recovered exactly from the
+ * samples that queued least (the others queue on one direction only, which
+ * would bias a plain mean); the attribution counts a probe-task record for
+ * the window it overlaps, nothing outside every window, a preemption only
+ * when it ends just before the task saw its message, an unlinked receive
+ * path as concurrent context, and an instant where both hosts were busy once.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../tools/breakdown/analysis.h"
+#undef ARRAY_SIZE	/* kselftest.h defines its own */
+#include "kselftest_harness.h"
+
+#define N_THETA		1000
+#define FWD_NS		2000	/* one-way wire time, both directions */
+#define TURN_NS		500	/* the responder's own time per sample */
+
+/* A record of stage st on cpu from s to e. */
+static struct ls_record rec(uint64_t s, uint64_t e, unsigned int cpu, unsigned int st)
+{
+	struct ls_record r = { .start_ns = s, .end_ns = e, .cpu = cpu, .stage = st };
+
+	return r;
+}
+
+/*
+ * A run of n samples every 100 us whose responder clock is theta ahead;
+ * every sample but those with i % 100 == 0 queues q ns on the way out only.
+ */
+static void theta_run(struct ls_probe_run *run, size_t n, int64_t theta)
+{
+	memset(run, 0, sizeof(*run));
+	run->samples = calloc(n, sizeof(*run->samples));
+	run->peer = calloc(n, sizeof(*run->peer));
+	run->count = run->peer_count = n;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t start = 1000000 + i * 100000;
+		uint64_t q = i % 100 ? 1000 + (i * 7919) % 40000 : 0;
+		uint64_t seen = start + FWD_NS + q;
+
+		run->samples[i].start_ns = start;
+		run->peer[i].start_ns = (uint64_t)((int64_t)seen + theta);
+		run->peer[i].end_ns = run->peer[i].start_ns + TURN_NS;
+		run->samples[i].end_ns = seen + TURN_NS + FWD_NS;
+	}
+}
+
+/* Free what theta_run allocated. */
+static void run_free(struct ls_probe_run *run)
+{
+	free(run->samples);
+	free(run->peer);
+}
+
+TEST(theta_recovers_a_known_offset)
+{
+	static const int64_t thetas[] = { 5000000, -123456789, 0 };
+
+	for (size_t t = 0; t < ARRAY_SIZE(thetas); t++) {
+		struct ls_probe_run run;
+		struct ls_bd_an a = { .peer_n = N_THETA };
+		struct ls_err err;
+
+		theta_run(&run, N_THETA, thetas[t]);
+		ASSERT_EQ(0, ls_bd_estimate_theta(&a, &run, &err));
+		EXPECT_TRUE(a.have_theta);
+		EXPECT_EQ(thetas[t], a.theta_ns);
+		run_free(&run);
+	}
+}
+
+TEST(theta_needs_responder_stamps)
+{
+	struct ls_probe_run run;
+	struct ls_bd_an a = { .peer_n = 0 };
+	struct ls_err err;
+
+	theta_run(&run, 10, 777);
+	ASSERT_EQ(0, ls_bd_estimate_theta(&a, &run, &err));
+	EXPECT_FALSE(a.have_theta);
+	run_free(&run);
+}
+
+/* Three sample windows [1000, 2000], [3000, 4000], [5000, 6000], prober clock. */
+static void attr_setup(struct ls_bd_an *a, struct ls_probe_run *run)
+{
+	static const uint64_t st[3] = { 1000, 3000, 5000 };
+
+	memset(a, 0, sizeof(*a));
+	memset(run, 0, sizeof(*run));
+	a->n = 3;
+	a->div = 2;
+	a->win = calloc(a->n, sizeof(*a->win));
+	a->tail = calloc(a->n, 1);
+	a->kern_rtt = calloc(a->n, sizeof(*a->kern_rtt));
+	run->samples = calloc(a->n, sizeof(*run->samples));
+	run->peer = calloc(a->n, sizeof(*run->peer));
+	run->count = a->n;
+	run->req_psn0 = run->ans_psn0 = -1;
+	run->pkts = 1;
+	for (size_t i = 0; i < a->n; i++) {
+		a->win[i].start_ns = run->samples[i].start_ns = st[i];
+		a->win[i].end_ns = run->samples[i].end_ns = st[i] + 1000;
+	}
+}
+
+/* A host with records rec[0..n) (sorted by start) on relevant CPU cpu. */
+static struct ls_bd_host host_of(struct ls_record *r, size_t n, unsigned int cpu)
+{
+	struct ls_bd_host h = { .measured = true, .rec = r, .nrec = n };
+
+	h.cpumask[cpu / 64] |= 1ull << (cpu % 64);
+	return h;
+}
+
+TEST(attribution_counts_only_what_overlaps_a_window)
+{
+	struct ls_record r[] = {
+		rec(2100, 2900, 0, LS_STAGE_INTERFERENCE),	/* between windows */
+		rec(3200, 3500, 0, LS_STAGE_WAKEUP),		/* inside window 1 */
+		rec(3600, 3700, 0, LS_STAGE_HARDIRQ),		/* no packet of ours */
+		rec(5900, 6400, 0, LS_STAGE_INTERFERENCE),	/* straddles window 2's end */
+	};
+	struct ls_bd_host local = host_of(r, ARRAY_SIZE(r), 0);
+	struct ls_probe_run run;
+	struct ls_bd_an a;
+	struct ls_err err;
+
+	attr_setup(&a, &run);
+	ASSERT_EQ(0, ls_bd_attribute(&a, &run, &local, NULL, 200000, &err));
+	ASSERT_TRUE(a.attr_ok);
+	EXPECT_TRUE(a.host_measured[0]);
+	EXPECT_FALSE(a.host_measured[1]);
+	EXPECT_EQ(0, a.attr.kernel_ns[0]);
+	EXPECT_EQ(300, a.attr.kernel_ns[1]);
+	EXPECT_EQ(100, a.attr.kernel_ns[2]);
+	EXPECT_EQ(300, (uint64_t)a.kern_rtt[1]);
+	EXPECT_EQ(300, ls_bd_cell(&a.attr, 0, 0, LS_STAGE_WAKEUP)->total_ns);
+	EXPECT_EQ(100, ls_bd_cell(&a.attr, 0, 0, LS_STAGE_INTERFERENCE)->total_ns);
+	/* the hard IRQ carried none of the samples' packets: concurrent, not processing */
+	EXPECT_EQ(0, ls_bd_cell(&a.attr, 0, 0, LS_STAGE_HARDIRQ)->total_ns);
+	EXPECT_EQ(100, ls_bd_cell(&a.conc, 0, 0, LS_STAGE_HARDIRQ)->total_ns);
+	ls_bd_an_free(&a);
+	free(run.samples);
+	free(run.peer);
+}
+
+TEST(attribution_keeps_a_preemption_only_before_seen)
+{
+	struct ls_record r[] = {
+		rec(1100, 1300, 0, LS_STAGE_PREEMPT),	/* ends 700 ns before "seen" */
+		rec(3500, 3990, 0, LS_STAGE_PREEMPT),	/* ends 10 ns before "seen" */
+	};
+	struct ls_bd_host local = host_of(r, ARRAY_SIZE(r), 0);
+	struct ls_probe_run run;
+	struct ls_bd_an a;
+	struct ls_err err;
+
+	attr_setup(&a, &run);
+	ASSERT_EQ(0, ls_bd_attribute(&a, &run, &local, NULL, 100, &err));
+	EXPECT_EQ(1, a.preempt_dropped);
+	EXPECT_EQ(0, a.attr.kernel_ns[0]);
+	EXPECT_EQ(490, a.attr.kernel_ns[1]);
+	ls_bd_an_free(&a);
+	free(run.samples);
+	free(run.peer);
+}
+
+TEST(attribution_moves_the_responder_by_theta_and_counts_an_instant_once)
+{
+	const int64_t theta = 1000000;
+	struct ls_record rl[] = { rec(3500, 3800, 0, LS_STAGE_WAKEUP) };
+	struct ls_record rp[] = { rec(theta + 3300, theta + 3600, 2, LS_STAGE_WAKEUP) };
+	struct ls_bd_host local = host_of(rl, ARRAY_SIZE(rl), 0);
+	struct ls_bd_host peer = host_of(rp, ARRAY_SIZE(rp), 2);
+	struct ls_probe_run run;
+	struct ls_bd_an a;
+	struct ls_err err;
+
+	attr_setup(&a, &run);
+	a.have_theta = true;
+	a.theta_ns = theta;
+	a.peer_n = a.n;
+	run.peer_count = a.n;
+	for (size_t i = 0; i < a.n; i++) {
+		/* the responder saw the request 400 ns in, answered 50 ns later */
+		run.peer[i].start_ns = run.samples[i].start_ns + 400 + theta;
+		run.peer[i].end_ns = run.peer[i].start_ns + 50;
+	}
+	ASSERT_EQ(0, ls_bd_attribute(&a, &run, &local, &peer, 200000, &err));
+	EXPECT_TRUE(a.host_measured[1]);
+	/* prober 3500..3800 and responder 3300..3600 (its clock - theta): the union, 500 ns */
+	EXPECT_EQ(500, a.attr.kernel_ns[1]);
+	EXPECT_EQ(0, a.attr.kernel_ns[0]);
+	EXPECT_EQ(0, a.attr.kernel_ns[2]);
+	EXPECT_EQ(0, ls_bd_cell(&a.attr, 1, 0, LS_STAGE_WAKEUP)->total_ns);
+	EXPECT_LT(0, ls_bd_cell(&a.attr, 1, 2, LS_STAGE_WAKEUP)->total_ns);
+	EXPECT_LT(0, ls_bd_cell(&a.attr, 0, 0, LS_STAGE_WAKEUP)->total_ns);
+	EXPECT_EQ(500, ls_bd_cell(&a.attr, 0, 0, LS_STAGE_WAKEUP)->total_ns +
+		       ls_bd_cell(&a.attr, 1, 2, LS_STAGE_WAKEUP)->total_ns);
+	ls_bd_an_free(&a);
+	free(run.samples);
+	free(run.peer);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,547 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * latsplit breakdown: run the verbs probe while a kernel backend records on
+ * both hosts, snapshot counters before and after, and split every sample's
+ * one-way latency into transmission + queuing + processing, with a tail
+ * decomposition and a verdict. Method: Documentation/methodology.rst.
+ *
+ *   prober:    latsplit breakdown [OPTIONS] PEER
+ *   responder: latsplit breakdown [OPTIONS]
+ *
+ * This file: the options, the responder, one prober pair and the --peers
+ * loop; the jobs they call are in the other breakdown/ files (bd.h).
+ */
+#include <getopt.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bd.h"
+#include "commands.h"
+#include "nic.h"
+#include "peers.h"
+#include "probe_opts.h"
+#include "prom.h"
+
+/* Print the usage; the option list is the truth the man page is tested against. */
+static void usage(FILE *fp)
+{
+	fprintf(fp,
+"usage: latsplit breakdown [OPTIONS] [PEER | --peers FILE]\n"
+"\n"
+"Split RDMA latency into transmission + queuing + processing. Without PEER:\n"
+"responder (run it first on the other host). With PEER: prober; it runs the\n"
+"verbs probe while a kernel backend records on both hosts and prints the split.\n"
+"\n"
+"probe options (as latsplit probe):\n"
+"  -d, --ib-dev DEV          RDMA device (default: the first one)\n"
+"  -i, --ib-port N           device port (default 1)\n"
+"  -x, --gid-index N         GID index (default: first RoCE v2 IPv4 GID)\n"
+"  -s, --size BYTES          message size (default 4)\n"
+"  -n, --iters N             iterations (default %u)\n"
+"  -D, --duration DUR        run for DUR instead of -n\n"
+"  -m, --mtu BYTES           path MTU 256..4096 (default: the port's active MTU)\n"
+"  -e, --events              completion events instead of busy polling\n"
+"  -u, --qp-timeout N        QP local ACK timeout exponent 0..31 (default 14)\n"
+"      --verb VERB           write (default), send or read\n"
+"      --cpu N               pin the probe to CPU N (default: the CPU it starts on)\n"
+"  -p, --port PORT           TCP control port (default %u)\n"
+"  -R, --rdma-cm             connect the QP with rdma_cm\n"
+"      --connect-timeout DUR connect and handshake timeout (default 5s)\n"
+"      --wait-timeout DUR    timeout for one answer, completion or peer data (default 10s)\n"
+"      --listen-timeout DUR  responder: give up without a prober (default: never)\n"
+"kernel backend:\n"
+"  -b, --backend NAME        auto (default), kmod, ebpf or none\n"
+"      --ring-kib N          record ring size in KiB (default %u)\n"
+"transmission model:\n"
+"      --link-gbps G         link rate in Gb/s (default: the port's rate file)\n"
+"      --cable-m M           cable metres per hop (default 0; 5 ns/m)\n"
+"      --hops N              links between the NICs (default 1)\n"
+"      --switch sf|ct        store-and-forward (default) or cut-through switches\n"
+"split:\n"
+"      --floor-pct P         residual percentile taken as the base floor (default 5)\n"
+"      --baseline FILE       an earlier breakdown --json of the same pair, size and\n"
+"                            verb taken as healthy: its median residual becomes the\n"
+"                            floor, and findings are judged against its figures\n"
+"      --tail-pct P          slowest share of samples in the tail (default 1)\n"
+"      --preempt-slack DUR   count a preemption of the probe task only when it ends\n"
+"                            within DUR before the task saw its message (default 200us)\n"
+"verdict (thresholds for a 4-byte one-way latency):\n"
+"      --normal-us LO-HI     normal range (default 1.5-3)\n"
+"      --abnormal-us X       abnormal above X (default 5)\n"
+"      --hurts-us X          hurts training above X (default 10)\n"
+"      --share F             share of the p50 that makes queuing or waits a finding (default 0.2)\n"
+"      --expect-gbps G       expected link rate: slower is a finding\n"
+"output:\n"
+"      --json                JSON document on stdout (kind \"breakdown\")\n"
+"      --samples FILE        every sample's parts as CSV, with its kernel time\n"
+"                            per host and stage\n"
+"      --prom FILE           Prometheus text format (node_exporter textfile)\n"
+"      --peers FILE          prober for every host in FILE (one per line, '#'\n"
+"                            comments), one after another; --json gives one JSON\n"
+"                            line per pair, --prom one file with a peer label\n"
+"  -v, --verbose             backend loader messages\n"
+"  -h, --help                this help\n"
+"\n"
+"exit status: 0 split done, 1 the run failed after it started (--peers: some\n"
+"pair failed), 2 bad input or could not start (--peers: no pair could; also:\n"
+"the peer speaks another breakdown protocol).\n",
+		BD_DEFAULT_ITERS, LS_OOB_DEFAULT_PORT, BD_DEFAULT_RING_KIB);
+}
+
+/* Parse the options into c; returns 0, or LS_EXIT_USAGE after a message. */
+static int parse(struct bd_cli *c, int argc, char **argv, bool *help)
+{
+	enum { O_RING = 256, O_GBPS, O_CABLE, O_HOPS, O_SWITCH, O_FLOOR, O_BASE, O_TAIL,
+	       O_NORMAL, O_ABN, O_HURTS, O_SHARE, O_EXPECT, O_JSON, O_SAMPLES, O_PROM,
+	       O_SLACK, O_PEERS };
+	static const struct option own[] = {
+		{ "backend", required_argument, NULL, 'b' },
+		{ "ring-kib", required_argument, NULL, O_RING },
+		{ "link-gbps", required_argument, NULL, O_GBPS },
+		{ "cable-m", required_argument, NULL, O_CABLE },
+		{ "hops", required_argument, NULL, O_HOPS },
+		{ "switch", required_argument, NULL, O_SWITCH },
+		{ "floor-pct", required_argument, NULL, O_FLOOR },
+		{ "baseline", required_argument, NULL, O_BASE },
+		{ "tail-pct", required_argument, NULL, O_TAIL },
+		{ "preempt-slack", required_argument, NULL, O_SLACK },
+		{ "normal-us", required_argument, NULL, O_NORMAL },
+		{ "abnormal-us", required_argument, NULL, O_ABN },
+		{ "hurts-us", required_argument, NULL, O_HURTS },
+		{ "share", required_argument, NULL, O_SHARE },
+		{ "expect-gbps", required_argument, NULL, O_EXPECT },
+		{ "json", no_argument, NULL, O_JSON },
+		{ "samples", required_argument, NULL, O_SAMPLES },
+		{ "prom", required_argument, NULL, O_PROM },
+		{ "peers", required_argument, NULL, O_PEERS },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ls_probe_opts *o = &c->o;
+	struct ls_err err = { 0 };
+	struct option lo[LS_PROBE_NR_LONGOPTS + ARRAY_SIZE(own)];
+	bool have_n = false;
+	double d;
+	uint64_t v;
+	int opt;
+
+	ls_probe_longopts(lo, own, ARRAY_SIZE(own));
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, LS_PROBE_SHORTOPTS "b:vh", lo, NULL)) != -1) {
+		int rc = 0;
+
+		switch (opt) {
+		case 'b':
+			c->backend = optarg;
+			if (strcmp(optarg, "auto") && strcmp(optarg, "kmod") &&
+			    strcmp(optarg, "ebpf") && strcmp(optarg, "none"))
+				rc = ls_errf(&err, "--backend: '%s' is not auto, kmod, ebpf or none",
+					     optarg);
+			break;
+		case O_RING:
+			rc = ls_parse_u64(optarg, 4, 1u << 20, &v, &err, "--ring-kib");
+			c->ring_kib = (unsigned int)v;
+			break;
+		case O_GBPS:
+			rc = ls_parse_double(optarg, 1e-3, 1e6, &c->link_gbps, &err, "--link-gbps");
+			break;
+		case O_CABLE:
+			rc = ls_parse_double(optarg, 0, 1e7, &c->cable_m, &err, "--cable-m");
+			break;
+		case O_HOPS:
+			rc = ls_parse_u64(optarg, 1, 64, &v, &err, "--hops");
+			c->hops = (unsigned int)v;
+			break;
+		case O_SWITCH:
+			if (!strcmp(optarg, "sf"))
+				c->sw = LS_SWITCH_SF;
+			else if (!strcmp(optarg, "ct"))
+				c->sw = LS_SWITCH_CT;
+			else
+				rc = ls_errf(&err, "--switch: '%s' is not sf or ct", optarg);
+			break;
+		case O_FLOOR:
+			rc = ls_parse_double(optarg, 0, 100, &d, &err, "--floor-pct");
+			c->floor_q = d / 100;
+			break;
+		case O_BASE:
+			c->baseline = optarg;
+			break;
+		case O_TAIL:
+			rc = ls_parse_double(optarg, 1e-6, 100, &d, &err, "--tail-pct");
+			c->tail_frac = d / 100;
+			break;
+		case O_SLACK:
+			rc = ls_parse_duration_ns(optarg, &c->preempt_slack_ns, &err,
+						  "--preempt-slack");
+			break;
+		case O_NORMAL:
+			rc = ls_parse_range_us(optarg, &c->thr.normal_lo_ns, &c->thr.normal_hi_ns,
+					       &err);
+			if (rc)
+				ls_err_wrap(&err, "--normal-us");
+			break;
+		case O_ABN:
+			rc = ls_parse_double(optarg, 1e-6, 1e9, &d, &err, "--abnormal-us");
+			c->thr.abnormal_ns = d * 1e3;
+			break;
+		case O_HURTS:
+			rc = ls_parse_double(optarg, 1e-6, 1e9, &d, &err, "--hurts-us");
+			c->thr.hurts_ns = d * 1e3;
+			break;
+		case O_SHARE:
+			rc = ls_parse_double(optarg, 0, 1, &c->thr.share, &err, "--share");
+			break;
+		case O_EXPECT:
+			rc = ls_parse_double(optarg, 1e-3, 1e6, &c->expect_gbps, &err,
+					     "--expect-gbps");
+			break;
+		case O_JSON:
+			c->json = true;
+			break;
+		case O_SAMPLES:
+			c->samples = optarg;
+			break;
+		case O_PROM:
+			c->prom = optarg;
+			break;
+		case O_PEERS:
+			c->peers = optarg;
+			break;
+		case 'v':
+			c->verbose = true;
+			break;
+		case 'h':
+			*help = true;
+			return 0;
+		default:
+			rc = ls_probe_opt_apply(o, opt, optarg, &err);
+			if (rc > 0) {
+				usage(stderr);
+				return LS_EXIT_USAGE;
+			}
+			have_n |= opt == 'n';
+		}
+		if (rc) {
+			ls_warn("breakdown: %s", err.msg);
+			return LS_EXIT_USAGE;
+		}
+	}
+	if (argc - optind > 1) {
+		ls_warn("breakdown: one PEER at most ('%s' is extra)", argv[optind + 1]);
+		return LS_EXIT_USAGE;
+	}
+	c->is_prober = argc - optind == 1 || c->peers;
+	if (c->peers && argc - optind == 1) {
+		ls_warn("breakdown: PEER and --peers: give one");
+		return LS_EXIT_USAGE;
+	}
+	if (c->peers && (c->samples || c->baseline)) {
+		ls_warn("breakdown: --samples and --baseline are of one pair: not with --peers");
+		return LS_EXIT_USAGE;
+	}
+	if (argc - optind == 1)
+		o->peer = argv[optind];
+	if (c->peers)
+		o->peer = c->peers;	/* checked as a prober; each host's in turn */
+	if (have_n && o->duration_ns) {
+		ls_warn("breakdown: --iters and --duration both set the run length: give one");
+		return LS_EXIT_USAGE;
+	}
+	if (o->duration_ns)
+		o->iters = 0;
+	if (ls_thresholds_check(&c->thr, &err)) {
+		ls_warn("breakdown: %s", err.msg);
+		return LS_EXIT_USAGE;
+	}
+	if (ls_probe_opts_check(o, c->is_prober, &err)) {
+		ls_warn("breakdown: %s", err.msg);
+		return LS_EXIT_USAGE;
+	}
+	if (!c->is_prober && (c->json || c->samples || c->prom || c->baseline)) {
+		ls_warn("breakdown: --json, --samples, --prom and --baseline belong to the prober "
+			"(the responder ships its data to it)");
+		return LS_EXIT_USAGE;
+	}
+	if (c->peers) {
+		if (ls_peers_load(c->peers, &c->plist, &err)) {
+			ls_warn("breakdown: %s", err.msg);
+			return LS_EXIT_USAGE;
+		}
+		o->peer = c->plist.v[0];
+	}
+	return 0;
+}
+
+/* Open the output files before the run so a bad path fails early; none is visible until commit. */
+static int open_outputs(const struct bd_cli *c, struct ls_afile *sf, struct ls_prom *pf,
+			struct ls_err *err)
+{
+	if (c->samples && ls_afile_open(sf, c->samples, err))
+		return ls_err_wrap(err, "--samples");
+	if (c->prom && ls_prom_open(pf, c->prom, false, err)) {
+		if (c->samples)
+			ls_afile_abort(sf);
+		return ls_err_wrap(err, "--prom");
+	}
+	return 0;
+}
+
+/* The analysis' settings from the options. */
+static void bd_params(const struct bd_cli *c, struct ls_bd_params *p)
+{
+	p->link_gbps = c->link_gbps;
+	p->cable_m = c->cable_m;
+	p->hops = c->hops;
+	p->sw = c->sw;
+	p->floor_q = c->floor_q;
+	p->tail_frac = c->tail_frac;
+	p->preempt_slack_ns = c->preempt_slack_ns;
+	p->thr = c->thr;
+	p->expect_gbps = c->expect_gbps;
+}
+
+/* The responder: serve one prober session, recording, and ship the data. */
+static int run_responder(struct bd_cli *c, struct bd_ctx *x)
+{
+	struct ls_probe_result r;
+	struct ls_err err = { 0 };
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	x->res = &r;
+	if (bd_start(x, &err)) {
+		ls_warn("breakdown: %s", err.msg);
+		return LS_EXIT_USAGE;
+	}
+	if (!x->local.measured)
+		ls_warn("breakdown: responder: no kernel backend (%s): the prober will mark this side's processing unmeasured",
+			x->local.why);
+	rc = ls_probe_run_server(&c->o, &r, &err);
+	bd_stop(x);
+	if (rc) {
+		ls_warn("breakdown: responder: %s", err.msg);
+		rc = ls_exit_status(&err, r.nruns && r.runs[0].count);
+	} else {
+		fprintf(stderr, "latsplit: breakdown responder: served %s: %llu iterations, shipped %zu kernel records (%s%s)\n",
+			r.peer, (unsigned long long)(r.nruns ? r.runs[0].count : 0), x->local.nrec,
+			x->local.backend, x->local.measured ? "" : ", unmeasured");
+		rc = LS_EXIT_OK;
+	}
+	ls_probe_result_free(&r);
+	return rc;
+}
+
+/*
+ * One prober run against c->o.peer: measure, split, print; the samples
+ * file (sf, or NULL) is filled and committed, and pp (or NULL) keeps what
+ * --prom writes. Returns an exit status.
+ */
+static int run_pair(struct bd_cli *c, struct bd_ctx *x, const struct ls_bd_base *base,
+		    struct ls_afile *sf, struct bd_prom_pair *pp)
+{
+	struct ls_probe_result r;
+	struct ls_err err = { 0 };
+	struct ls_bd_params prm;
+	struct ls_bd_an a;
+	char rate[96];
+	double gbps;
+	int rc = LS_EXIT_USAGE;
+
+	memset(&r, 0, sizeof(r));
+	memset(&a, 0, sizeof(a));
+	x->res = &r;
+	if (bd_start(x, &err)) {
+		ls_warn("breakdown: %s", err.msg);
+		goto out;
+	}
+	if (!c->link_gbps &&
+	    ls_wire_read_rate(NULL, x->ibdev, c->o.ib_port, &gbps, rate, sizeof(rate), &err)) {
+		ls_warn("breakdown: link rate unknown (%s): give --link-gbps", err.msg);
+		bd_stop(x);
+		goto out;
+	}
+	if (!x->local.measured)
+		ls_warn("breakdown: prober: no kernel backend (%s): this side's processing is unmeasured",
+			x->local.why);
+	if (ls_probe_run_client(&c->o, &r, &err)) {
+		bd_stop(x);
+		ls_warn("breakdown: %s", err.msg);
+		rc = ls_exit_status(&err, r.nruns && r.runs[0].count);
+		goto out;
+	}
+	bd_stop(x);
+	bd_counters(x);
+	bd_filter_records(&x->local, x->run_begin > BD_SLACK_NS ? x->run_begin - BD_SLACK_NS : 0,
+		       x->run_end + BD_SLACK_NS);
+	snprintf(x->local.rate, sizeof(x->local.rate), "%s", r.dev.rate);
+	x->local.link_gbps = r.dev.link_gbps;
+	if (!x->have_peer) {
+		ls_warn("breakdown: the responder sent no breakdown data");
+		rc = LS_EXIT_FAIL;
+		goto out;
+	}
+	if (!x->peer.measured)
+		ls_warn("breakdown: responder: no kernel backend (%s): its processing is unmeasured",
+			x->peer.why);
+	bd_params(c, &prm);
+	if (ls_bd_analyze(&a, &r, &prm, &x->local, &x->peer, base, &err)) {
+		ls_warn("breakdown: %s", err.msg);
+		rc = LS_EXIT_FAIL;
+		goto out;
+	}
+	if (c->json)
+		bd_print_json(stdout, &a, &r, c, &x->local, &x->peer, base);
+	else
+		bd_print_text(&a, &r, c, &x->local, &x->peer, base);
+	fflush(stdout);
+	rc = LS_EXIT_OK;
+	if (sf) {
+		bd_write_samples(sf->fp, &a, &r.runs[0]);
+		if (ls_afile_commit(sf, &err)) {
+			ls_warn("breakdown: --samples: %s", err.msg);
+			rc = LS_EXIT_USAGE;
+		}
+		sf = NULL;
+	}
+	if (pp && bd_prom_keep(pp, &a, &x->local, &x->peer, &err)) {
+		ls_warn("breakdown: %s", err.msg);
+		rc = LS_EXIT_USAGE;
+	}
+out:
+	if (sf)
+		ls_afile_abort(sf);
+	ls_bd_an_free(&a);
+	ls_probe_result_free(&r);
+	return rc;
+}
+
+/* Free what one pair's run left in x, so the next pair starts clean. */
+static void ctx_reset(struct bd_ctx *x)
+{
+	struct bd_cli *c = x->c;
+
+	ls_bd_host_free(&x->local);
+	ls_bd_host_free(&x->peer);
+	if (x->have_before)
+		ls_ctr_snap_free(&x->before);
+	if (x->have_after)
+		ls_ctr_snap_free(&x->after);
+	ls_obs_free(&x->obs0);
+	ls_obs_free(&x->obs_d);
+	memset(x, 0, sizeof(*x));
+	x->c = c;
+}
+
+/* The prober: one pair (PEER) or every host of --peers in turn, then the files. */
+static int run_prober(struct bd_cli *c, struct bd_ctx *x)
+{
+	struct bd_prom_pair *pp = NULL;
+	struct ls_afile sf = { 0 };
+	struct ls_err err = { 0 };
+	struct ls_bd_base base;
+	struct ls_prom pf;
+	struct ls_fleet fl;
+	size_t npeers;
+	int rc = LS_EXIT_OK;
+
+	memset(&base, 0, sizeof(base));
+	memset(&pf, 0, sizeof(pf));
+	ls_fleet_init(&fl, c->peers ? &c->plist : NULL, "breakdown", c->json);
+	npeers = fl.n;
+	if (c->baseline && ls_bd_load_baseline(c->baseline, c->o.sizes[0], c->o.verb, &base, &err)) {
+		ls_warn("breakdown: %s", err.msg);
+		return LS_EXIT_USAGE;
+	}
+	if (c->prom) {
+		pp = calloc(npeers, sizeof(*pp));
+		if (!pp) {
+			ls_warn("breakdown: --prom: out of memory for %zu pairs", npeers);
+			return LS_EXIT_USAGE;
+		}
+	}
+	if (open_outputs(c, &sf, &pf, &err)) {
+		ls_warn("breakdown: %s", err.msg);
+		free(pp);
+		return LS_EXIT_USAGE;
+	}
+	for (size_t i = 0; i < npeers; i++) {
+		ls_fleet_next(&fl, i, &c->o.peer);
+		if (c->peers)
+			ctx_reset(x);
+		if (pp)
+			snprintf(pp[i].peer, sizeof(pp[i].peer), "%s:%u", c->o.peer, c->o.port);
+		rc = run_pair(c, x, &base, c->samples ? &sf : NULL, pp ? &pp[i] : NULL);
+		/* A failed pair printed no split: its failed line stands for it. */
+		ls_fleet_done(&fl, pp ? pp[i].peer : c->o.peer, rc, true);
+	}
+	if (c->peers)
+		rc = ls_fleet_status(&fl);
+	if (c->prom) {
+		/*
+		 * One pair that failed writes no file (nothing was measured); a
+		 * fleet run writes every pair, the failed ones as up 0.
+		 */
+		if (c->peers || rc == LS_EXIT_OK) {
+			if (bd_write_prom(&pf, pp, npeers, &err) || ls_prom_commit(&pf, &err)) {
+				ls_prom_abort(&pf);
+				ls_warn("breakdown: --prom: %s", err.msg);
+				rc = LS_EXIT_USAGE;
+			}
+		} else {
+			ls_prom_abort(&pf);
+		}
+		for (size_t i = 0; i < npeers; i++)
+			free(pp[i].ctr);
+		free(pp);
+	}
+	return rc;
+}
+
+/* `latsplit breakdown`: prober with PEER, responder without. */
+int cmd_breakdown(int argc, char **argv)
+{
+	struct bd_cli c;
+	struct bd_ctx x;
+	bool help = false;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	memset(&x, 0, sizeof(x));
+	ls_probe_opts_init(&c.o);
+	c.o.iters = BD_DEFAULT_ITERS;
+	c.o.sizes[0] = 4;
+	c.o.nsizes = 1;
+	c.backend = "auto";
+	c.ring_kib = BD_DEFAULT_RING_KIB;
+	c.hops = 1;
+	c.sw = LS_SWITCH_SF;
+	c.floor_q = 0.05;
+	c.tail_frac = 0.01;
+	c.preempt_slack_ns = 200000;
+	ls_thresholds_default(&c.thr);
+	rc = parse(&c, argc, argv, &help);
+	if (rc)
+		return rc;
+	if (help) {
+		usage(stdout);
+		return LS_EXIT_OK;
+	}
+	if (c.o.cpu < 0) {
+		c.o.cpu = sched_getcpu();
+		if (c.o.cpu < 0 || c.o.cpu >= LS_MAX_CPUS)
+			c.o.cpu = 0;
+	}
+	c.o.run_start = bd_on_run_start;
+	c.o.run_end = bd_on_run_end;
+	c.o.finish = bd_on_finish;
+	c.o.arg = &x;
+	x.c = &c;
+	rc = c.is_prober ? run_prober(&c, &x) : run_responder(&c, &x);
+	ctx_reset(&x);
+	ls_peers_free(&c.plist);
+	return rc;
+}

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * latsplit breakdown --prom: what a pair's analysis leaves for Prometheus,
+ * and the text file of every pair (node_exporter's textfile collector).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bd.h"
+#include "prom.h"
+
+/* Keep what --prom writes of a split pair (peer given in pp->peer already). */
+int bd_prom_keep(struct bd_prom_pair *pp, const struct ls_bd_an *a,
+		 const struct ls_bd_host *local, const struct ls_bd_host *peer,
+		 struct ls_err *err)
+{
+	const struct ls_bd_host *hosts[2] = { local, peer };
+	size_t n = 0;
+
+	pp->ok = true;
+	pp->sums[0] = a->sp.sum_total;
+	pp->sums[1] = a->sp.sum_part[LS_PART_TRANSMISSION];
+	pp->sums[2] = a->sp.sum_part[LS_PART_QUEUING];
+	pp->sums[3] = a->sp.sum_part[LS_PART_PROCESSING];
+	memcpy(pp->tail_share, a->sp.tail_share, sizeof(pp->tail_share));
+	pp->floor_ns = a->sp.floor_ns;
+	pp->next = a->v.next;
+	pp->dom_p50 = a->v.dom_p50;
+	pp->dom_tail = a->v.dom_tail;
+	pp->level_p50 = a->v.level_p50;
+	pp->clamped = a->sp.clamped;
+	pp->n = a->n;
+	pp->reliable = !ls_bd_unreliable(a);
+	for (int h = 0; h < 2; h++) {
+		const struct ls_bd_host *ho = hosts[h];
+
+		if (!ho || !ho->measured || !ho->obs.ok)
+			continue;
+		pp->obs[h].ok = true;
+		pp->obs[h].per_ns = ls_bd_obs_per_sample(ho, a);
+		pp->obs[h].share = a->sp.sum_total.p50 > 0 ? pp->obs[h].per_ns / a->sp.sum_total.p50 : 0;
+		pp->obs[h].drain_s = ho->obs.drain_ok ? ho->obs.drain_cpu_ns / 1e9 : -1;
+	}
+	for (int h = 0; h < 2; h++)
+		for (size_t i = 0; hosts[h] && i < hosts[h]->ctr.n; i++)
+			n += ls_ctr_moved(&hosts[h]->ctr.v[i]);
+	pp->ctr = n ? calloc(n, sizeof(*pp->ctr)) : NULL;
+	if (n && !pp->ctr)
+		return ls_errnof(err, ENOMEM, "--prom: statistics of %s", pp->peer);
+	for (int h = 0; h < 2; h++) {
+		for (size_t i = 0; hosts[h] && i < hosts[h]->ctr.n; i++) {
+			const struct ls_ctr_delta *d = &hosts[h]->ctr.v[i];
+			struct bd_prom_ctr *pc;
+
+			if (!ls_ctr_moved(d))
+				continue;
+			pc = &pp->ctr[pp->nctr++];
+			pc->host = h;
+			snprintf(pc->name, sizeof(pc->name), "%s", d->name);
+			pc->cls = d->cls;
+			pc->value = d->gauge ? (double)d->after : (double)d->delta;
+		}
+	}
+	return 0;
+}
+
+enum obs_fig { OBS_PER_SAMPLE, OBS_SHARE, OBS_DRAIN };
+
+/* One observer family of --prom: a sample per pair and measured host. */
+static int prom_obs(struct ls_prom *pr, const struct bd_prom_pair *pp, size_t n,
+		    const char *name, const char *help, enum obs_fig fig, struct ls_err *err)
+{
+	struct ls_prom_label l[2];
+
+	if (ls_prom_family(pr, name, LS_PROM_GAUGE, help, err))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		l[0] = (struct ls_prom_label){ "peer", pp[i].peer };
+		for (int h = 0; h < 2; h++) {
+			double v = fig == OBS_PER_SAMPLE ? pp[i].obs[h].per_ns * 1e-9 :
+				   fig == OBS_SHARE ? pp[i].obs[h].share : pp[i].obs[h].drain_s;
+
+			if (!pp[i].ok || !pp[i].obs[h].ok || v < 0)
+				continue;
+			l[1] = (struct ls_prom_label){ "host", bd_host_names[h] };
+			if (ls_prom_sample(pr, NULL, l, 2, v, err))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * --prom: Prometheus text (tools/prom.h) for node_exporter's textfile
+ * collector; one family at a time over every pair, a peer label each.
+ */
+int bd_write_prom(struct ls_prom *pr, const struct bd_prom_pair *pp, size_t n,
+		  struct ls_err *err)
+{
+	static const char *const names[4] = { "total", "transmission", "queuing", "processing" };
+	struct ls_prom_label l[4];
+	size_t i;
+
+	if (ls_prom_family(pr, "latsplit_breakdown_up", LS_PROM_GAUGE,
+			   "1 when the pair was measured and split, 0 when its run failed.", err))
+		return -1;
+	for (i = 0; i < n; i++) {
+		l[0] = (struct ls_prom_label){ "peer", pp[i].peer };
+		if (ls_prom_sample(pr, NULL, l, 1, pp[i].ok, err))
+			return -1;
+	}
+	if (ls_prom_family(pr, "latsplit_breakdown_seconds", LS_PROM_SUMMARY,
+			   "One-way RDMA latency by part (total = transmission + queuing + processing).",
+			   err))
+		return -1;
+	for (i = 0; i < n; i++) {
+		l[0] = (struct ls_prom_label){ "peer", pp[i].peer };
+		for (int p = 0; p < 4 && pp[i].ok; p++) {
+			l[1] = (struct ls_prom_label){ "part", names[p] };
+			if (ls_prom_summary(pr, l, 2, &pp[i].sums[p], err))
+				return -1;
+		}
+	}
+	if (ls_prom_family(pr, "latsplit_breakdown_max_seconds", LS_PROM_GAUGE,
+			   "Largest one-way latency by part.", err))
+		return -1;
+	for (i = 0; i < n; i++) {
+		l[0] = (struct ls_prom_label){ "peer", pp[i].peer };
+		for (int p = 0; p < 4 && pp[i].ok; p++) {
+			l[1] = (struct ls_prom_label){ "part", names[p] };
+			if (ls_prom_sample(pr, NULL, l, 2, pp[i].sums[p].max * 1e-9, err))
+				return -1;
+		}
+	}
+	if (ls_prom_family(pr, "latsplit_breakdown_tail_share", LS_PROM_GAUGE,
+			   "Share of the slowest samples' excess over p50 by part.", err))
+		return -1;
+	for (i = 0; i < n; i++) {
+		l[0] = (struct ls_prom_label){ "peer", pp[i].peer };
+		for (int p = 0; p < LS_NR_PARTS && pp[i].ok; p++) {
+			l[1] = (struct ls_prom_label){ "part", ls_part_name(p) };
+			if (ls_prom_sample(pr, NULL, l, 2, pp[i].tail_share[p], err))
+				return -1;
+		}
+	}
+	if (ls_prom_family(pr, "latsplit_breakdown_floor_seconds", LS_PROM_GAUGE,
+			   "Base floor of processing (inferred, or a baseline's median residual).",
+			   err))
+		return -1;
+	for (i = 0; i < n; i++) {
+		l[0] = (struct ls_prom_label){ "peer", pp[i].peer };
+		if (pp[i].ok && ls_prom_sample(pr, NULL, l, 1, pp[i].floor_ns * 1e-9, err))
+			return -1;
+	}
+	if (ls_prom_family(pr, "latsplit_breakdown_clamped_samples", LS_PROM_GAUGE,
+			   "Samples with more kernel time on their path than latency (processing capped).",
+			   err))
+		return -1;
+	for (i = 0; i < n; i++) {
+		l[0] = (struct ls_prom_label){ "peer", pp[i].peer };
+		if (pp[i].ok && ls_prom_sample(pr, NULL, l, 1, (double)pp[i].clamped, err))
+			return -1;
+	}
+	if (ls_prom_family(pr, "latsplit_breakdown_attribution_reliable", LS_PROM_GAUGE,
+			   "1 when at most 1 % of the samples were capped; 0: no verdict for this run.",
+			   err))
+		return -1;
+	for (i = 0; i < n; i++) {
+		l[0] = (struct ls_prom_label){ "peer", pp[i].peer };
+		if (pp[i].ok && ls_prom_sample(pr, NULL, l, 1, pp[i].reliable, err))
+			return -1;
+	}
+	if (ls_prom_family(pr, "latsplit_breakdown_level", LS_PROM_GAUGE,
+			   "Verdict on p50: 0 below normal, 1 normal, 2 elevated, 3 abnormal, 4 hurts training; absent when the attribution is unreliable.",
+			   err))
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (!pp[i].ok || !pp[i].reliable)
+			continue;
+		l[0] = (struct ls_prom_label){ "peer", pp[i].peer };
+		l[1] = (struct ls_prom_label){ "next_layer", ls_layer_name(pp[i].next) };
+		l[2] = (struct ls_prom_label){ "dominant_p50", ls_part_name(pp[i].dom_p50) };
+		l[3] = (struct ls_prom_label){ "dominant_tail", ls_part_name(pp[i].dom_tail) };
+		if (ls_prom_sample(pr, NULL, l, 4, (double)pp[i].level_p50, err))
+			return -1;
+	}
+	if (prom_obs(pr, pp, n, "latsplit_breakdown_observer_seconds",
+		     "The backend's own handler time on the host's relevant CPUs, one-way per sample.",
+		     OBS_PER_SAMPLE, err) ||
+	    prom_obs(pr, pp, n, "latsplit_breakdown_observer_share",
+		     "The backend's own handler time per sample as a share of the one-way p50.",
+		     OBS_SHARE, err) ||
+	    prom_obs(pr, pp, n, "latsplit_breakdown_drain_cpu_seconds",
+		     "CPU time of the thread draining the kernel records during the run.",
+		     OBS_DRAIN, err))
+		return -1;
+	if (ls_prom_family(pr, "latsplit_breakdown_stat_change", LS_PROM_GAUGE,
+			   "NIC/RDMA/qdisc statistics that moved during the run (delta, or level for gauges).",
+			   err))
+		return -1;
+	for (i = 0; i < n; i++) {
+		l[0] = (struct ls_prom_label){ "peer", pp[i].peer };
+		for (size_t k = 0; k < pp[i].nctr; k++) {
+			const struct bd_prom_ctr *pc = &pp[i].ctr[k];
+
+			l[1] = (struct ls_prom_label){ "host", bd_host_names[pc->host] };
+			l[2] = (struct ls_prom_label){ "stat", pc->name };
+			l[3] = (struct ls_prom_label){ "class", ls_ctr_class_name(pc->cls) };
+			if (ls_prom_sample(pr, NULL, l, 4, pc->value, err))
+				return -1;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The commands' output and small files: warnings on stderr, sysfs/procfs reads, whole-or-nothing files. */
+#ifndef LS_IO_H
+#define LS_IO_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "util.h"
+
+/* Print "latsplit: <msg>" on stderr. */
+void ls_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Read a small text file whole (NUL-terminated, trailing newline stripped). */
+int ls_read_text(const char *path, char *buf, size_t len, struct ls_err *err);
+
+/*
+ * Atomic output file: written to a temporary file in the same directory and
+ * renamed over the target on commit, so a reader sees the whole file or none.
+ */
+struct ls_afile {
+	FILE *fp;
+	char path[4096];
+	char tmp[4096];
+};
+int ls_afile_open(struct ls_afile *af, const char *path, struct ls_err *err);
+int ls_afile_commit(struct ls_afile *af, struct ls_err *err);
+void ls_afile_abort(struct ls_afile *af);
+
+#endif /* LS_IO_H */
