@@ -34,22 +34,25 @@ CLANG   ?= clang
 BPFTOOL ?= bpftool
 CFLAGS_WARN := -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wformat=2 -Wno-format-truncation
 CFLAGS  ?= -O2 -g
-ALL_CFLAGS := $(CFLAGS) $(CFLAGS_WARN) -std=gnu11 -D_GNU_SOURCE -I$(CURDIR) -I$(CURDIR)/tools -I$(B)/ebpf -MMD -MP
+# The CLI's directories (Documentation/architecture.rst); every header is
+# found by its name through them.
+TOOL_DIRS := tools tools/core tools/sys tools/probe tools/backend tools/cli tools/breakdown
+TOOL_INC := $(addprefix -I$(CURDIR)/,$(TOOL_DIRS))
+ALL_CFLAGS := $(CFLAGS) $(CFLAGS_WARN) -std=gnu11 -D_GNU_SOURCE -I$(CURDIR) $(TOOL_INC) -I$(B)/ebpf -MMD -MP
 LDLIBS  := -libverbs -lrdmacm -lbpf -lelf -lz -lm -lpthread
 
 # The core: pure computation (statistics, histograms, the split and the
 # causal attribution, the clock offset, the verdict, the transmission and
 # training models, significance tests, JSON series) with no output of its
 # own: libls-core.a, linked by the CLI, the unit tests and the fuzzers.
-CORE_SRCS := tools/util.c tools/stats.c tools/hist.c tools/split.c tools/causal.c \
-	tools/verdict.c tools/model.c tools/signif.c tools/jseries.c tools/jsonr.c \
-	tools/wire.c tools/ctr_diff.c tools/probe_conv.c \
-	tools/breakdown/analysis.c tools/breakdown/baseline.c
-TOOL_SRCS := $(wildcard tools/*.c tools/breakdown/*.c)
+CORE_NAMES := util stats hist split causal verdict model signif jseries jsonr wire \
+	ctr_diff probe_conv names analysis baseline
+TOOL_SRCS := $(wildcard $(addsuffix /*.c,$(TOOL_DIRS)))
+CORE_SRCS := $(filter $(addprefix %/,$(addsuffix .c,$(CORE_NAMES))),$(TOOL_SRCS))
 CLI_SRCS  := $(filter-out $(CORE_SRCS),$(TOOL_SRCS))
 CORE_OBJS := $(patsubst tools/%.c,$(B)/tools/%.o,$(CORE_SRCS))
 CLI_OBJS  := $(patsubst tools/%.c,$(B)/tools/%.o,$(CLI_SRCS))
-LIB_OBJS  := $(filter-out $(B)/tools/latsplit.o,$(CLI_OBJS))
+LIB_OBJS  := $(filter-out %/latsplit.o,$(CLI_OBJS))
 CORE_LIB  := $(B)/libls-core.a
 
 BPF_SRCS := $(wildcard ebpf/*.bpf.c)
@@ -136,7 +139,7 @@ $(B)/tools/%.o: tools/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
-$(B)/tools/backend_ebpf.o: $(BPF_SKELS)
+$(filter %/backend_ebpf.o,$(CLI_OBJS)): $(BPF_SKELS)
 
 $(CORE_LIB): $(CORE_OBJS)
 	rm -f $@ && ar rcs $@ $^
@@ -158,7 +161,7 @@ $(KSFT_HDRS):
 
 # A unit test of the core links libls-core.a alone; the others (the
 # commands' own parts, the OOB protocol, sysfs readers) the CLI's objects too.
-UNIT_CORE := analysis causal compare_stats hist jseries model split verdict wire
+UNIT_CORE := analysis causal compare_stats hist jseries model names split verdict wire
 UNIT_CORE_BINS := $(patsubst %,$(B)/tests/unit/%,$(UNIT_CORE))
 
 $(UNIT_CORE_BINS): $(B)/tests/unit/%: tests/unit/%.c $(CORE_LIB) $(KSFT_HDRS)
@@ -186,7 +189,7 @@ bench: deps
 clean:
 	rm -rf $(B)
 
--include $(wildcard $(B)/tools/*.d $(B)/tools/breakdown/*.d)
+-include $(wildcard $(B)/tools/*.d $(B)/tools/*/*.d)
 
 # ---- fuzzing (libFuzzer) -------------------------------------------------
 # Every tests/fuzz/NAME_fuzz.c is a libFuzzer target linked against the
@@ -197,9 +200,9 @@ clean:
 FUZZ_SRCS := $(wildcard tests/fuzz/*_fuzz.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(FUZZ_SRCS))
 FUZZ_CORE_OBJS := $(patsubst tools/%.c,$(B)/fuzz/tools/%.o,$(CORE_SRCS))
-FUZZ_LIB_OBJS := $(patsubst tools/%.c,$(B)/fuzz/tools/%.o,$(filter-out tools/latsplit.c,$(CLI_SRCS)))
+FUZZ_LIB_OBJS := $(patsubst tools/%.c,$(B)/fuzz/tools/%.o,$(filter-out %/latsplit.c,$(CLI_SRCS)))
 FUZZ_CFLAGS := -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined \
-	-fno-omit-frame-pointer -std=gnu11 -D_GNU_SOURCE -I$(CURDIR) -I$(CURDIR)/tools -I$(B)/ebpf
+	-fno-omit-frame-pointer -std=gnu11 -D_GNU_SOURCE -I$(CURDIR) $(TOOL_INC) -I$(B)/ebpf
 FUZZ_SHORT_SECS ?= 10
 FUZZ_SECS ?= 600
 
@@ -209,7 +212,7 @@ $(B)/fuzz/tools/%.o: tools/%.c
 	@mkdir -p $(@D)
 	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
-$(B)/fuzz/tools/backend_ebpf.o: $(BPF_SKELS)
+$(filter %/backend_ebpf.o,$(FUZZ_LIB_OBJS)): $(BPF_SKELS)
 
 $(B)/fuzz/libls-core.a: $(FUZZ_CORE_OBJS)
 	rm -f $@ && ar rcs $@ $^
@@ -251,7 +254,8 @@ PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
 DKMS_SRCDIR ?= /usr/src
-VERSION ?= $(shell sed -n 's/^\#define LS_VERSION "\(.*\)"/\1/p' tools/latsplit.c)
+MAIN_SRC := $(filter %/latsplit.c,$(TOOL_SRCS))
+VERSION ?= $(shell sed -n 's/^\#define LS_VERSION "\(.*\)"/\1/p' $(MAIN_SRC))
 DKMS_DIR := $(DESTDIR)$(DKMS_SRCDIR)/latsplit-$(VERSION)
 
 install: install-bin install-man install-dkms
@@ -265,7 +269,7 @@ install-man: $(MAN_PAGES)
 	$(if $(MAN_PAGES),install -m 0644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/man8/)
 
 install-dkms:
-	@test -n "$(VERSION)" || { echo "cannot read LS_VERSION from tools/latsplit.c" >&2; exit 1; }
+	@test -n "$(VERSION)" || { echo "cannot read LS_VERSION from $(MAIN_SRC)" >&2; exit 1; }
 	install -d $(DKMS_DIR)/kmod $(DKMS_DIR)/include/uapi
 	install -m 0644 Kbuild $(DKMS_DIR)/Kbuild
 	install -m 0644 $(wildcard kmod/*.c kmod/*.h) kmod/Kbuild $(DKMS_DIR)/kmod/

@@ -9,7 +9,7 @@ B=$TOP/build
 make -s -C "$TOP" tools >/dev/null
 w=$(mktemp -d)
 trap 'rm -rf "$w"' EXIT
-cc -O2 -std=gnu11 -D_GNU_SOURCE -I"$TOP" -o "$w/probe_bench" "$TOP/tests/bench/probe_bench.c" \
-	"$B/tools/util.o"
+cc -O2 -std=gnu11 -D_GNU_SOURCE -I"$TOP" $(printf -- '-I%s ' "$TOP"/tools "$TOP"/tools/*/) \
+	-o "$w/probe_bench" "$TOP/tests/bench/probe_bench.c" "$B/libls-core.a" -lm
 echo "# bench probe: ${1:-4000000} samples, pinned to one CPU, clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo '?')"
 taskset -c "$(( $(nproc) - 1 ))" "$w/probe_bench" "${1:-4000000}"

@@ -24,8 +24,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tools/probe.h"
-#include "tools/util.h"
+#include "probe.h"
+#include "util.h"
 
 /* Resident set size in bytes (/proc/self/statm). */
 static long rss_bytes(void)

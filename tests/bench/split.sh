@@ -9,7 +9,7 @@ B=$TOP/build
 make -s -C "$TOP" tools >/dev/null
 w=$(mktemp -d)
 trap 'rm -rf "$w"' EXIT
-cc -O2 -std=gnu11 -D_GNU_SOURCE -I"$TOP" -o "$w/split_bench" "$TOP/tests/bench/split_bench.c" \
-	"$B/tools/split.o" "$B/tools/stats.o" "$B/tools/json.o" "$B/tools/util.o" -lm
+cc -O2 -std=gnu11 -D_GNU_SOURCE -I"$TOP" $(printf -- '-I%s ' "$TOP"/tools "$TOP"/tools/*/) \
+	-o "$w/split_bench" "$TOP/tests/bench/split_bench.c" "$B/libls-core.a" -lm
 echo "# bench split: ${1:-1000000} samples x ${2:-10000000} records, pinned to one CPU"
 taskset -c "$(( $(nproc) - 1 ))" "$w/split_bench" "${1:-1000000}" "${2:-10000000}"

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "tools/split.h"
+#include "split.h"
 
 /* CLOCK_MONOTONIC seconds. */
 static double now_s(void)

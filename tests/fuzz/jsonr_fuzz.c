@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/jseries.h"
-#include "tools/json.h"
-#include "tools/jsonr.h"
+#include "jseries.h"
+#include "json.h"
+#include "jsonr.h"
 
 /* Write v with the project's JSON writer (key NULL inside arrays). */
 static void emit(struct ls_json *j, const char *key, const struct ls_jv *v)

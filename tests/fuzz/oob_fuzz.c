@@ -15,7 +15,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "tools/oob.h"
+#include "oob.h"
 
 /* Abort with a message: libFuzzer records the input as a crash. */
 static void fail(const char *what)

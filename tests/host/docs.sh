@@ -151,14 +151,14 @@ if [ -f "$DOC/abi.rst" ]; then
 		echo '#include <stdio.h>'
 		echo '#include <stddef.h>'
 		echo "#include \"$hdr\""
-		echo "#include \"$LS_TOP/tools/json.h\""
+		echo "#include \"jsonr.h\""
 		echo 'int main(void) {'
 		for nm in $names; do echo "printf(\"$nm %llu\\n\", (unsigned long long)($nm));"; done
 		echo 'printf("sizeof(struct_ls_record) %zu\n", sizeof(struct ls_record));'
 		echo 'printf("sizeof(struct_ls_hist) %zu\n", sizeof(struct ls_hist));'
 		echo 'return 0; }'
 	} >"$T/abi.c"
-	if ! out=$(cc -o "$T/abi" "$T/abi.c" 2>&1); then
+	if ! out=$(cc -I"$LS_TOP/tools" -I"$LS_TOP/tools/core" -o "$T/abi" "$T/abi.c" 2>&1); then
 		not_ok "abi.rst: its names compile against the header" "$out"
 	else
 		bad=

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../tools/breakdown.h"
-#include "../../tools/json.h"
+#include "breakdown.h"
+#include "json.h"
 #undef ARRAY_SIZE	/* kselftest.h defines its own */
 #include "kselftest_harness.h"
 

@@ -10,8 +10,8 @@
  */
 #include <stdlib.h>
 
-#include "../../tools/causal.h"
-#include "../../tools/split.h"
+#include "causal.h"
+#include "split.h"
 #undef ARRAY_SIZE	/* kselftest.h defines its own */
 #include "kselftest_harness.h"
 

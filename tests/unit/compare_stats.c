@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/signif.h"
-#include "tools/stats.h"
+#include "signif.h"
+#include "stats.h"
 
 #undef ARRAY_SIZE	/* kselftest.h defines the same macro */
 #include "kselftest_harness.h"

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/jseries.h"
-#include "tools/jsonr.h"
+#include "jseries.h"
+#include "jsonr.h"
 
 #undef ARRAY_SIZE	/* kselftest.h defines the same macro */
 #include "kselftest_harness.h"

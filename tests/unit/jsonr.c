@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tools/json.h"
-#include "tools/jsonr.h"
+#include "json.h"
+#include "jsonr.h"
 
 #undef ARRAY_SIZE	/* kselftest.h defines the same macro */
 #include "kselftest_harness.h"

@@ -8,7 +8,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "tools/model.h"
+#include "model.h"
 
 #undef ARRAY_SIZE	/* kselftest.h defines the same macro */
 #include "kselftest_harness.h"

@@ -6,7 +6,7 @@
 
 #include "kselftest_harness.h"
 
-#include "tools/peers.h"
+#include "peers.h"
 
 /* Parse s; returns the status. */
 static int parse(const char *s, struct ls_peers *p, struct ls_err *err)
@@ -137,6 +137,56 @@ TEST(fleet_status)
 	EXPECT_STREQ("cli", peer);
 	ls_fleet_done(&f, peer, LS_EXIT_FAIL, false);
 	EXPECT_EQ(LS_EXIT_FAIL, ls_fleet_status(&f));
+}
+
+/* What the fleet runner's calls saw: labels and the host it set. */
+struct fake_fleet {
+	const int *rcs;
+	unsigned int calls;
+	const char *const *peer;
+	char seen[4][80];
+	char peer_seen[4][80];
+};
+
+/* A fake pair run: note the label and host, return the scripted status. */
+static int fake_run(void *arg, const char *label, void *pair)
+{
+	struct fake_fleet *f = arg;
+
+	snprintf(f->seen[f->calls], sizeof(f->seen[0]), "%s", label);
+	snprintf(f->peer_seen[f->calls], sizeof(f->peer_seen[0]), "%s", *f->peer);
+	return f->rcs[f->calls++];
+}
+
+TEST(fleet_run_visits_every_pair_and_decides_the_status)
+{
+	static const int mixed[3] = { LS_EXIT_OK, LS_EXIT_FAIL, LS_EXIT_USAGE };
+	static const int none[3] = { LS_EXIT_USAGE, LS_EXIT_USAGE, LS_EXIT_USAGE };
+	struct ls_err err;
+	struct ls_peers p;
+	const char *peer = NULL;
+	struct fake_fleet f = { .rcs = mixed, .peer = &peer };
+	struct ls_fleet_cmd fc = { .kind = "probe", .json = true, .peers = &p, .peer = &peer,
+				   .port = 7, .run = fake_run, .arg = &f };
+
+	ASSERT_EQ(0, parse("h1\nh2\nh3\n", &p, &err));
+	EXPECT_EQ(LS_EXIT_FAIL, ls_fleet_run(&fc));
+	EXPECT_EQ(3, f.calls);
+	EXPECT_STREQ("h1:7", f.seen[0]);
+	EXPECT_STREQ("h3:7", f.seen[2]);
+	EXPECT_STREQ("h2", f.peer_seen[1]);
+	/* no pair could start: exit 2 */
+	f = (struct fake_fleet){ .rcs = none, .peer = &peer };
+	EXPECT_EQ(LS_EXIT_USAGE, ls_fleet_run(&fc));
+	EXPECT_EQ(3, f.calls);
+	/* one PEER: its own status, the host left as the command line gave it */
+	peer = "solo";
+	fc.peers = NULL;
+	f = (struct fake_fleet){ .rcs = mixed + 1, .peer = &peer };
+	EXPECT_EQ(LS_EXIT_FAIL, ls_fleet_run(&fc));
+	EXPECT_EQ(1, f.calls);
+	EXPECT_STREQ("solo", f.peer_seen[0]);
+	ls_peers_free(&p);
 }
 
 TEST_HARNESS_MAIN

@@ -12,7 +12,7 @@
 
 #include "kselftest_harness.h"
 
-#include "tools/probe.h"
+#include "probe.h"
 
 TEST(hca_clock_is_khz)
 {

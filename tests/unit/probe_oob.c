@@ -14,7 +14,7 @@
 
 #include "kselftest_harness.h"
 
-#include "tools/oob.h"
+#include "oob.h"
 
 /* A valid HELLO for the tests to break. */
 static void hello_fill(struct ls_oob_hello *h)

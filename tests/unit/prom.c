@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tools/prom.h"
+#include "prom.h"
 
 #undef ARRAY_SIZE	/* kselftest.h defines the same macro */
 #include "kselftest_harness.h"

@@ -8,7 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "../../tools/split.h"
+#include "split.h"
 #undef ARRAY_SIZE	/* kselftest.h defines its own */
 #include "kselftest_harness.h"
 

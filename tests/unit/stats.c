@@ -12,8 +12,8 @@
 
 #include "kselftest_harness.h"
 
-#include "tools/json.h"
-#include "tools/stats.h"
+#include "json.h"
+#include "stats.h"
 
 #define EPS 1e-9
 #define EXPECT_NEAR(want, got, eps) EXPECT_TRUE(fabs((double)(want) - (double)(got)) <= (eps))

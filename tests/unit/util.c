@@ -9,9 +9,9 @@
 
 #include "kselftest_harness.h"
 
-#include "tools/io.h"
-#include "tools/nic.h"
-#include "tools/util.h"
+#include "io.h"
+#include "nic.h"
+#include "util.h"
 
 TEST(parse_u64_bounds)
 {

@@ -14,7 +14,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "../../tools/verdict.h"
+#include "verdict.h"
 #undef ARRAY_SIZE	/* kselftest.h defines its own */
 #include "kselftest_harness.h"
 

@@ -6,7 +6,7 @@
  */
 #include <math.h>
 
-#include "../../tools/wire.h"
+#include "wire.h"
 #undef ARRAY_SIZE	/* kselftest.h defines its own */
 #include "kselftest_harness.h"
 

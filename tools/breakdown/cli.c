@@ -436,22 +436,55 @@ static void ctx_reset(struct bd_ctx *x)
 	x->c = c;
 }
 
+/* What the fleet runner hands each breakdown pair. */
+struct bd_fleet {
+	struct bd_cli *c;
+	struct bd_ctx *x;
+	const struct ls_bd_base *base;
+	struct ls_afile *sf;		/* --samples (one pair only), or NULL */
+};
+
+/* The fleet runner's call for one pair: a clean context, its --prom label, the run. */
+static int fleet_pair(void *arg, const char *label, void *pair)
+{
+	struct bd_fleet *f = arg;
+	struct bd_prom_pair *pp = pair;
+
+	if (f->c->peers)
+		ctx_reset(f->x);
+	if (pp)
+		snprintf(pp->peer, sizeof(pp->peer), "%s", label);
+	return run_pair(f->c, f->x, f->base, f->sf, pp);
+}
+
+/* The fleet runner's --prom writer over every pair's record. */
+static int fleet_prom(struct ls_prom *pf, const void *pairs, size_t n, struct ls_err *err)
+{
+	return bd_write_prom(pf, pairs, n, err);
+}
+
+/* Free what one pair's --prom record holds. */
+static void prom_pair_free(void *pair)
+{
+	free(((struct bd_prom_pair *)pair)->ctr);
+}
+
 /* The prober: one pair (PEER) or every host of --peers in turn, then the files. */
 static int run_prober(struct bd_cli *c, struct bd_ctx *x)
 {
 	struct bd_prom_pair *pp = NULL;
+	struct ls_fleet_cmd fc = { 0 };
 	struct ls_afile sf = { 0 };
 	struct ls_err err = { 0 };
 	struct ls_bd_base base;
+	struct bd_fleet f;
 	struct ls_prom pf;
-	struct ls_fleet fl;
 	size_t npeers;
-	int rc = LS_EXIT_OK;
+	int rc;
 
 	memset(&base, 0, sizeof(base));
 	memset(&pf, 0, sizeof(pf));
-	ls_fleet_init(&fl, c->peers ? &c->plist : NULL, "breakdown", c->json);
-	npeers = fl.n;
+	npeers = c->peers ? c->plist.n : 1;
 	if (c->baseline && ls_bd_load_baseline(c->baseline, c->o.sizes[0], c->o.verb, &base, &err)) {
 		ls_warn("breakdown: %s", err.msg);
 		return LS_EXIT_USAGE;
@@ -468,36 +501,28 @@ static int run_prober(struct bd_cli *c, struct bd_ctx *x)
 		free(pp);
 		return LS_EXIT_USAGE;
 	}
-	for (size_t i = 0; i < npeers; i++) {
-		ls_fleet_next(&fl, i, &c->o.peer);
-		if (c->peers)
-			ctx_reset(x);
-		if (pp)
-			snprintf(pp[i].peer, sizeof(pp[i].peer), "%s:%u", c->o.peer, c->o.port);
-		rc = run_pair(c, x, &base, c->samples ? &sf : NULL, pp ? &pp[i] : NULL);
-		/* A failed pair printed no split: its failed line stands for it. */
-		ls_fleet_done(&fl, pp ? pp[i].peer : c->o.peer, rc, true);
-	}
-	if (c->peers)
-		rc = ls_fleet_status(&fl);
-	if (c->prom) {
-		/*
-		 * One pair that failed writes no file (nothing was measured); a
-		 * fleet run writes every pair, the failed ones as up 0.
-		 */
-		if (c->peers || rc == LS_EXIT_OK) {
-			if (bd_write_prom(&pf, pp, npeers, &err) || ls_prom_commit(&pf, &err)) {
-				ls_prom_abort(&pf);
-				ls_warn("breakdown: --prom: %s", err.msg);
-				rc = LS_EXIT_USAGE;
-			}
-		} else {
-			ls_prom_abort(&pf);
-		}
-		for (size_t i = 0; i < npeers; i++)
-			free(pp[i].ctr);
-		free(pp);
-	}
+	f = (struct bd_fleet){ c, x, &base, c->samples ? &sf : NULL };
+	fc.kind = "breakdown";
+	fc.json = c->json;
+	fc.peers = c->peers ? &c->plist : NULL;
+	fc.peer = &c->o.peer;
+	fc.port = c->o.port;
+	fc.run = fleet_pair;
+	fc.arg = &f;
+	/* a failed pair printed no split: its failed line stands for it */
+	fc.failed_line_always = true;
+	/*
+	 * One pair that failed writes no --prom file (nothing was measured);
+	 * a fleet run writes every pair, the failed ones as up 0.
+	 */
+	fc.prom_after_failure = false;
+	fc.prom = &pf;
+	fc.pairs = pp;
+	fc.pair_size = sizeof(*pp);
+	fc.write_prom = fleet_prom;
+	fc.free_pair = prom_pair_free;
+	rc = ls_fleet_run(&fc);
+	free(pp);
 	return rc;
 }
 

@@ -21,51 +21,9 @@
 #include "backend.h"
 #include "commands.h"
 #include "io.h"
-#include "json.h"
+#include "record.h"
 #include "split.h"
 #include "util.h"
-
-#define RECORD_DEFAULT_RING_KIB	4096
-#define RECORD_POLL_MS		100
-
-struct record_opts {
-	const char *backend;
-	const char *ifname;
-	bool have_irqs;
-	bool have_cpus;
-	uint64_t duration_ns;
-	const char *records_path;
-	unsigned int ring_kib;
-	bool json;
-	bool buckets;
-	char **cmd;
-	bool pid_command;		/* name COMMAND's process as a task */
-	uint64_t ab_ns;			/* --ab: phase length; 0 = always on */
-	struct ls_backend_cfg cfg;
-};
-
-/* --ab: recording alternates on and off; each phase as the clock saw it. */
-struct record_phase {
-	bool on;
-	uint64_t begin_ns;		/* after the switch into it returned */
-	uint64_t end_ns;		/* before the switch out of it began */
-};
-
-#define RECORD_MAX_PHASES	100000
-
-struct record_ab {
-	struct record_phase *v;
-	size_t n;
-	bool paused;
-	uint64_t next_ns;		/* when the current phase ends */
-	uint64_t drain_ns;		/* draining at the switches, in no phase */
-	uint64_t drained;		/* records drained at the switches */
-};
-
-static const char *const softirq_names[LS_NR_SOFTIRQS] = {
-	"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET",
-	"SCHED", "HRTIMER", "RCU",
-};
 
 static volatile sig_atomic_t record_stop;
 static volatile sig_atomic_t record_reset;
@@ -370,134 +328,6 @@ static int parse_opts(int argc, char **argv, struct record_opts *o,
 	return 0;
 }
 
-/* Stage, id and whether the id is meaningful, for ABI slot s. */
-static unsigned int slot_stage(unsigned int s, const struct ls_snapshot *snap,
-			       uint32_t *id, bool *has_id)
-{
-	*has_id = true;
-	*id = 0;
-	if (s < LS_SLOT_COMPLETION) {
-		*id = s < snap->nr_irqs ? snap->irqs[s] : 0;
-		return LS_STAGE_HARDIRQ;
-	}
-	if (s < LS_SLOT_IRQ_THREAD) {
-		s -= LS_SLOT_COMPLETION;
-		*id = s < snap->nr_irqs ? snap->irqs[s] : 0;
-		return LS_STAGE_COMPLETION;
-	}
-	if (s < LS_SLOT_SOFTIRQ_WAIT) {
-		s -= LS_SLOT_IRQ_THREAD;
-		*id = s < snap->nr_irqs ? snap->irqs[s] : 0;
-		return LS_STAGE_IRQ_THREAD;
-	}
-	if (s < LS_SLOT_SOFTIRQ_RUN) {
-		*id = s - LS_SLOT_SOFTIRQ_WAIT;
-		return LS_STAGE_SOFTIRQ_WAIT;
-	}
-	if (s < LS_SLOT_NAPI_POLL) {
-		*id = s - LS_SLOT_SOFTIRQ_RUN;
-		return LS_STAGE_SOFTIRQ_RUN;
-	}
-	*has_id = false;
-	if (s == LS_SLOT_NAPI_POLL)
-		return LS_STAGE_NAPI_POLL;
-	if (s == LS_SLOT_WAKEUP)
-		return LS_STAGE_WAKEUP;
-	if (s == LS_SLOT_INTERFERENCE)
-		return LS_STAGE_INTERFERENCE;
-	return LS_STAGE_PREEMPT;
-}
-
-/* True when slot s is meaningful for this snapshot (IRQ slots in range). */
-static bool slot_valid(unsigned int s, const struct ls_snapshot *snap)
-{
-	unsigned int irq_base[] = { LS_SLOT_HARDIRQ, LS_SLOT_COMPLETION,
-				    LS_SLOT_IRQ_THREAD };
-
-	for (size_t i = 0; i < ARRAY_SIZE(irq_base); i++)
-		if (s >= irq_base[i] && s < irq_base[i] + LS_MAX_IRQS)
-			return s - irq_base[i] < snap->nr_irqs;
-	return true;
-}
-
-/* Histogram of cpu c, slot s. */
-static const struct ls_hist *hist_at(const struct ls_snapshot *snap,
-				     unsigned int c, unsigned int s)
-{
-	return &snap->hist[(size_t)c * LS_NR_SLOTS + s];
-}
-
-/* Human label of slot s: "hardirq irq 36", "softirq_run NET_RX", ... */
-static void slot_label(unsigned int s, const struct ls_snapshot *snap,
-		       char *buf, size_t len)
-{
-	unsigned int st;
-	bool has_id;
-	uint32_t id;
-
-	st = slot_stage(s, snap, &id, &has_id);
-	if (!has_id)
-		snprintf(buf, len, "%s", ls_stage_name(st));
-	else if (st == LS_STAGE_SOFTIRQ_WAIT || st == LS_STAGE_SOFTIRQ_RUN)
-		snprintf(buf, len, "%s %s", ls_stage_name(st), softirq_names[id]);
-	else
-		snprintf(buf, len, "%s irq %u", ls_stage_name(st), id);
-}
-
-/* Print one row of per-CPU values in µs ("-" where a CPU has no events). */
-static void print_row(const char *name, const struct ls_snapshot *snap,
-		      const bool *cols, unsigned int s, int what)
-{
-	printf("%-8s", name);
-	for (unsigned int c = 0; c < snap->nr_cpus; c++) {
-		const struct ls_hist *h = hist_at(snap, c, s);
-		double v;
-
-		if (!cols[c])
-			continue;
-		if (what == 0) {
-			printf(" %12llu", (unsigned long long)h->count);
-			continue;
-		}
-		if (!h->count) {
-			printf(" %12s", "-");
-			continue;
-		}
-		if (what == 1)
-			v = ls_hist_quantile(h, 0.5);
-		else if (what == 2)
-			v = ls_hist_quantile(h, 0.99);
-		else if (what == 3)
-			v = (double)h->max_ns;
-		else
-			v = (double)h->sum_ns / (double)h->count;
-		printf(" %12.3f", v / 1000.0);
-	}
-	printf("\n");
-}
-
-/*
- * The observer's reading for the output: obs when have is set, else why
- * there is none (the backend has no observer, or reading it failed).
- */
-struct record_obs {
-	bool have;
-	struct ls_obs obs;
-	char why[sizeof(struct ls_err) + 64];
-};
-
-/* CPU c's cells summed over every handler of obs. */
-static struct ls_obs_cell obs_cpu(const struct ls_obs *obs, unsigned int c)
-{
-	struct ls_obs_cell s = { 0, 0 };
-
-	for (unsigned int h = 0; h < LS_NR_HANDLERS; h++) {
-		s.hits += obs->cell[(size_t)c * LS_NR_HANDLERS + h].hits;
-		s.ns += obs->cell[(size_t)c * LS_NR_HANDLERS + h].ns;
-	}
-	return s;
-}
-
 /*
  * Read the observer right before the final snapshot, into ro. Never fails
  * the command: without the op, or when it fails, ro->why says why.
@@ -520,295 +350,6 @@ static void read_observer(const struct ls_backend_ops *ops, struct ls_backend *b
 		return;
 	}
 	ro->have = true;
-}
-
-/* Text: the observer's cost per handler (with hits), a total, and per CPU. */
-static void print_observer_text(const struct record_obs *ro, uint64_t window_ns)
-{
-	struct ls_obs_cell t, c;
-
-	if (!ro->have) {
-		printf("\n# observer: not reported (%s)\n", ro->why);
-		return;
-	}
-	t = ls_obs_sum(&ro->obs, NULL);
-	printf("\n# observer: the backend's own cost (hits, time inside its handlers)\n");
-	printf("%-20s %12s %12s %10s\n", "handler", "hits", "total_us", "mean_ns");
-	for (unsigned int h = 0; h < LS_NR_HANDLERS; h++) {
-		c = ls_obs_handler_sum(&ro->obs, NULL, h);
-		if (!c.hits)
-			continue;
-		printf("%-20s %12llu %12.3f %10.1f\n", ls_handler_name(h),
-		       (unsigned long long)c.hits, c.ns / 1000.0,
-		       (double)c.ns / (double)c.hits);
-	}
-	printf("%-20s %12llu %12.3f %10.1f\n", "total",
-	       (unsigned long long)t.hits, t.ns / 1000.0,
-	       t.hits ? (double)t.ns / (double)t.hits : 0.0);
-	if (ro->obs.all_cpus) {
-		printf("(every CPU together: the kernel's BPF run-time statistics have no per-CPU split)\n");
-		return;
-	}
-	printf("%-20s %12s %12s %10s\n", "cpu", "hits", "total_us", "%window");
-	for (unsigned int cpu = 0; cpu < ro->obs.nr_cpus; cpu++) {
-		char name[16];
-
-		c = obs_cpu(&ro->obs, cpu);
-		if (!c.hits)
-			continue;
-		snprintf(name, sizeof(name), "CPU-%03u", cpu);
-		printf("%-20s %12llu %12.3f %10.4f\n", name,
-		       (unsigned long long)c.hits, c.ns / 1000.0,
-		       window_ns ? 100.0 * (double)c.ns / (double)window_ns : 0.0);
-	}
-}
-
-/* JSON: "observer": handlers (all), cpus (those with hits), totals; or null. */
-static void print_observer_json(struct ls_json *j, const struct record_obs *ro)
-{
-	struct ls_obs_cell t, c;
-
-	if (!ro->have) {
-		ls_json_null(j, "observer");
-		return;
-	}
-	t = ls_obs_sum(&ro->obs, NULL);
-	ls_json_obj_open(j, "observer");
-	ls_json_arr_open(j, "handlers");
-	for (unsigned int h = 0; h < LS_NR_HANDLERS; h++) {
-		c = ls_obs_handler_sum(&ro->obs, NULL, h);
-		ls_json_obj_open(j, NULL);
-		ls_json_str(j, "name", ls_handler_name(h));
-		ls_json_u64(j, "hits", c.hits);
-		ls_json_u64(j, "ns", c.ns);
-		ls_json_obj_close(j);
-	}
-	ls_json_arr_close(j);
-	/* all_cpus: no per-CPU split, "cpus" stays empty */
-	ls_json_str(j, "scope", ro->obs.all_cpus ? "all_cpus" : "per_cpu");
-	ls_json_arr_open(j, "cpus");
-	for (unsigned int cpu = 0; !ro->obs.all_cpus && cpu < ro->obs.nr_cpus; cpu++) {
-		c = obs_cpu(&ro->obs, cpu);
-		if (!c.hits)
-			continue;
-		ls_json_obj_open(j, NULL);
-		ls_json_u64(j, "cpu", cpu);
-		ls_json_u64(j, "hits", c.hits);
-		ls_json_u64(j, "ns", c.ns);
-		ls_json_obj_close(j);
-	}
-	ls_json_arr_close(j);
-	ls_json_u64(j, "hits", t.hits);
-	ls_json_u64(j, "ns", t.ns);
-	ls_json_obj_close(j);
-}
-
-/* rtla-style text: per slot, count/p50/p99/max rows, one column per CPU. */
-static void print_text(const struct record_opts *o, const struct ls_snapshot *snap,
-		       const struct record_obs *ro, const struct record_ab *ab,
-		       const char *backend, uint64_t window_ns)
-{
-	bool *cols = calloc(snap->nr_cpus, sizeof(bool));
-	unsigned int ncols = 0, nslots = 0;
-	char label[64], cpus[128];
-
-	if (!cols) {
-		ls_warn("record: out of memory");
-		return;
-	}
-	for (unsigned int c = 0; c < snap->nr_cpus; c++) {
-		for (unsigned int s = 0; s < LS_NR_SLOTS && !cols[c]; s++)
-			cols[c] = hist_at(snap, c, s)->count > 0;
-		/* Always show the CPUs that exist, even when quiet, up to 16. */
-		if (!cols[c] && c < 16 && c < (unsigned int)sysconf(_SC_NPROCESSORS_CONF))
-			cols[c] = true;
-		ncols += cols[c];
-	}
-	printf("# latsplit record: backend %s, window %.3f s, unit: us (microseconds)\n",
-	       backend, window_ns / 1e9);
-	printf("# watched irqs:");
-	if (!snap->nr_irqs)
-		printf(" none");
-	for (unsigned int i = 0; i < snap->nr_irqs; i++)
-		printf(" %u", snap->irqs[i]);
-	ls_format_cpulist(o->cfg.cpumask, LS_MAX_CPUS, cpus, sizeof(cpus));
-	printf("; interference cpus: %s; tasks:", o->have_cpus ? cpus : "none");
-	if (!o->cfg.nr_pids)
-		printf(" none");
-	for (unsigned int i = 0; i < o->cfg.nr_pids; i++)
-		printf(" %d", o->cfg.pids[i]);
-	printf("\n");
-	if (o->records_path)
-		printf("# records: %llu, dropped (ring full): %llu\n",
-		       (unsigned long long)snap->records,
-		       (unsigned long long)snap->drops);
-	for (unsigned int s = 0; s < LS_NR_SLOTS; s++) {
-		bool any = false;
-
-		if (!slot_valid(s, snap))
-			continue;
-		for (unsigned int c = 0; c < snap->nr_cpus; c++)
-			any = any || hist_at(snap, c, s)->count;
-		/* Watched IRQs always show, so a silent IRQ is visible. */
-		if (!any && s >= snap->nr_irqs)
-			continue;
-		nslots++;
-		slot_label(s, snap, label, sizeof(label));
-		printf("\n# %s\n%-8s", label, "");
-		for (unsigned int c = 0; c < snap->nr_cpus; c++)
-			if (cols[c])
-				printf("      CPU-%03u", c);
-		printf("\n");
-		print_row("count:", snap, cols, s, 0);
-		print_row("p50:", snap, cols, s, 1);
-		print_row("p99:", snap, cols, s, 2);
-		print_row("max:", snap, cols, s, 3);
-		print_row("avg:", snap, cols, s, 4);
-		if (!o->buckets)
-			continue;
-		printf("# buckets (lower bound, us)\n");
-		for (unsigned int b = 0; b < LS_HIST_NR_BUCKETS; b++) {
-			bool nz = false;
-
-			for (unsigned int c = 0; c < snap->nr_cpus; c++)
-				nz = nz || (cols[c] && hist_at(snap, c, s)->buckets[b]);
-			if (!nz)
-				continue;
-			printf("%-8.3f", ls_hist_bucket_lo(b) / 1000.0);
-			for (unsigned int c = 0; c < snap->nr_cpus; c++)
-				if (cols[c])
-					printf(" %12llu", (unsigned long long)
-					       hist_at(snap, c, s)->buckets[b]);
-			printf("\n");
-		}
-	}
-	if (!nslots)
-		printf("\n# no events in the window on any stage\n");
-	print_observer_text(ro, window_ns);
-	if (ab->n) {
-		uint64_t on = 0;
-
-		for (size_t i = 0; i < ab->n; i++)
-			if (ab->v[i].on)
-				on += ab->v[i].end_ns - ab->v[i].begin_ns;
-		printf("\n# --ab: %zu phases of %.0f ms, recording on in every other (%.3f s of %.3f s); the histograms and the observer cover those; phases with --json\n",
-		       ab->n, o->ab_ns / 1e6, on / 1e9, window_ns / 1e9);
-		if (o->records_path)
-			printf("# --ab: %llu records drained between phases in %.3f s, in no phase\n",
-			       (unsigned long long)ab->drained, ab->drain_ns / 1e9);
-	}
-	(void)ncols;
-	free(cols);
-}
-
-/* JSON document, kind "record": per CPU and slot count/sum_ns/max_ns. */
-static void print_json(const struct record_opts *o, const struct ls_snapshot *snap,
-		       const struct record_obs *ro, const struct record_ab *ab,
-		       const char *backend, uint64_t t0, uint64_t t1, int cmd_status)
-{
-	struct ls_json j;
-	char cpus[128];
-
-	ls_json_init(&j, stdout, false);
-	ls_json_obj_open(&j, NULL);
-	ls_json_u64(&j, "schema", LS_JSON_SCHEMA);
-	ls_json_str(&j, "kind", "record");
-	ls_json_str(&j, "backend", backend);
-	ls_json_u64(&j, "start_ns", t0);
-	ls_json_u64(&j, "end_ns", t1);
-	ls_json_u64(&j, "window_ns", t1 - t0);
-	ls_json_arr_open(&j, "irqs");
-	for (unsigned int i = 0; i < snap->nr_irqs; i++)
-		ls_json_u64(&j, NULL, snap->irqs[i]);
-	ls_json_arr_close(&j);
-	ls_format_cpulist(o->cfg.cpumask, LS_MAX_CPUS, cpus, sizeof(cpus));
-	ls_json_str(&j, "interference_cpus", cpus);
-	ls_json_arr_open(&j, "pids");
-	for (unsigned int i = 0; i < o->cfg.nr_pids; i++)
-		ls_json_i64(&j, NULL, o->cfg.pids[i]);
-	ls_json_arr_close(&j);
-	ls_json_u64(&j, "nr_cpus", snap->nr_cpus);
-	ls_json_u64(&j, "records", snap->records);
-	ls_json_u64(&j, "drops", snap->drops);
-	if (o->cmd) {
-		ls_json_obj_open(&j, "command");
-		ls_json_arr_open(&j, "argv");
-		for (char **a = o->cmd; *a; a++)
-			ls_json_str(&j, NULL, *a);
-		ls_json_arr_close(&j);
-		ls_json_i64(&j, "status", cmd_status);
-		ls_json_obj_close(&j);
-	}
-	ls_json_arr_open(&j, "cpus");
-	for (unsigned int c = 0; c < snap->nr_cpus; c++) {
-		bool opened = false;
-
-		for (unsigned int s = 0; s < LS_NR_SLOTS; s++) {
-			const struct ls_hist *h = hist_at(snap, c, s);
-			unsigned int st;
-			bool has_id;
-			uint32_t id;
-
-			if (!h->count || !slot_valid(s, snap))
-				continue;
-			if (!opened) {
-				ls_json_obj_open(&j, NULL);
-				ls_json_u64(&j, "cpu", c);
-				ls_json_arr_open(&j, "slots");
-				opened = true;
-			}
-			st = slot_stage(s, snap, &id, &has_id);
-			ls_json_obj_open(&j, NULL);
-			ls_json_u64(&j, "slot", s);
-			ls_json_str(&j, "stage", ls_stage_name(st));
-			if (has_id)
-				ls_json_u64(&j, "id", id);
-			ls_json_u64(&j, "count", h->count);
-			ls_json_u64(&j, "sum_ns", h->sum_ns);
-			ls_json_u64(&j, "max_ns", h->max_ns);
-			ls_json_dbl(&j, "p50_ns", ls_hist_quantile(h, 0.5));
-			ls_json_dbl(&j, "p99_ns", ls_hist_quantile(h, 0.99));
-			ls_json_obj_close(&j);
-		}
-		if (opened) {
-			ls_json_arr_close(&j);
-			ls_json_obj_close(&j);
-		}
-	}
-	ls_json_arr_close(&j);
-	print_observer_json(&j, ro);
-	if (ab->n) {
-		ls_json_obj_open(&j, "ab");
-		ls_json_u64(&j, "phase_ns", o->ab_ns);
-		ls_json_u64(&j, "drained", ab->drained);
-		ls_json_u64(&j, "drain_ns", ab->drain_ns);
-		ls_json_arr_open(&j, "phases");
-		for (size_t i = 0; i < ab->n; i++) {
-			ls_json_obj_open(&j, NULL);
-			ls_json_bool(&j, "on", ab->v[i].on);
-			ls_json_u64(&j, "begin_ns", ab->v[i].begin_ns);
-			ls_json_u64(&j, "end_ns", ab->v[i].end_ns);
-			ls_json_obj_close(&j);
-		}
-		ls_json_arr_close(&j);
-		ls_json_obj_close(&j);
-	} else {
-		ls_json_null(&j, "ab");
-	}
-	ls_json_obj_close(&j);
-	ls_json_end(&j);
-}
-
-/* drain() callback: one text line per record. */
-static int write_record(const struct ls_record *r, void *ctx)
-{
-	FILE *fp = ctx;
-	const char *name = ls_stage_name(r->stage);
-
-	fprintf(fp, "%llu %llu %u %u %s %u %u 0x%x\n",
-		(unsigned long long)r->start_ns, (unsigned long long)r->end_ns,
-		r->cpu, r->stage, name, r->id, r->aux, r->flags);
-	return 0;
 }
 
 /*
@@ -900,7 +441,7 @@ static int ab_switch(const struct ls_backend_ops *ops, struct ls_backend *b,
 	ab->paused = !ab->paused;
 	if (recfp) {
 		uint64_t t = ls_now_ns();
-		long n = ops->drain(b, write_record, recfp, 0, err);
+		long n = ops->drain(b, record_write_record, recfp, 0, err);
 
 		if (n < 0)
 			return -1;
@@ -1028,7 +569,7 @@ int cmd_record(int argc, char **argv)
 		 * hold one phase; what it cannot hold is counted as drops.
 		 */
 		if (af_open && !o.ab_ns) {
-			if (ops->drain(b, write_record, af.fp, wait_ms, &err) < 0)
+			if (ops->drain(b, record_write_record, af.fp, wait_ms, &err) < 0)
 				goto fail;
 		} else {
 			usleep((useconds_t)wait_ms * 1000);
@@ -1043,7 +584,7 @@ int cmd_record(int argc, char **argv)
 		child = -1;
 	}
 	t1 = ls_now_ns();
-	if (af_open && ops->drain(b, write_record, af.fp, 0, &err) < 0)
+	if (af_open && ops->drain(b, record_write_record, af.fp, 0, &err) < 0)
 		goto fail;
 	/* Since open or the last reset, like the histograms read next. */
 	read_observer(ops, b, &ro);
@@ -1057,11 +598,11 @@ int cmd_record(int argc, char **argv)
 			goto fail;
 	}
 	if (o.json)
-		print_json(&o, &snap, &ro, &ab, ops->name, t0, t1,
+		record_print_json(&o, &snap, &ro, &ab, ops->name, t0, t1,
 			   o.cmd ? (WIFEXITED(status) ? WEXITSTATUS(status) :
 				    128 + WTERMSIG(status)) : 0);
 	else
-		print_text(&o, &snap, &ro, &ab, ops->name, t1 - t0);
+		record_print_text(&o, &snap, &ro, &ab, ops->name, t1 - t0);
 	if (o.records_path && snap.drops)
 		ls_warn("record: %llu records dropped (ring full): raise --ring-kib",
 			(unsigned long long)snap.drops);

@@ -13,6 +13,8 @@
 
 #include "util.h"
 
+struct ls_prom;
+
 #define LS_PEERS_MAX		4096	/* hosts in one list */
 #define LS_PEER_NAME_MAX	255	/* a DNS name's length */
 
@@ -53,5 +55,36 @@ void ls_fleet_next(const struct ls_fleet *f, size_t i, const char **peer);
 void ls_fleet_done(struct ls_fleet *f, const char *peer, int rc, bool print);
 /* The fleet's exit status: 2 no pair could start, 1 some failed, else 0. */
 int ls_fleet_status(const struct ls_fleet *f);
+
+/*
+ * One command's run over its pairs (the one PEER, or every --peers host in
+ * turn) with its policy: ls_fleet_run() sets *peer to each host, calls
+ * run() with the pair's "host:port" label and its --prom record (NULL
+ * without --prom), counts the exit statuses, and writes the --prom file
+ * from every record (write_prom) or drops it.
+ */
+struct ls_fleet_cmd {
+	const char *kind;		/* "probe", "breakdown" */
+	bool json;
+	const struct ls_peers *peers;	/* NULL: the one PEER */
+	const char **peer;		/* the probe options' peer, set per pair */
+	unsigned int port;		/* the control port, for the labels */
+	/* measure one pair; returns its exit status */
+	int (*run)(void *arg, const char *label, void *pair);
+	void *arg;
+	/* policy: a failed pair's line also after it started (else: it printed its own) */
+	bool failed_line_always;
+	/* policy: one pair writes its --prom file after a failed run too (not when unstarted) */
+	bool prom_after_failure;
+	/* --prom: an opened file, n records of pair_size bytes, their writer and their free */
+	struct ls_prom *prom;
+	void *pairs;
+	size_t pair_size;
+	int (*write_prom)(struct ls_prom *pf, const void *pairs, size_t n, struct ls_err *err);
+	void (*free_pair)(void *pair);
+};
+
+/* Run fc's pairs (see struct ls_fleet_cmd); returns the command's exit status. */
+int ls_fleet_run(const struct ls_fleet_cmd *fc);
 
 #endif /* LS_PEERS_H */

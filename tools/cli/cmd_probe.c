@@ -744,13 +744,35 @@ static int run_session(struct probe_cli *c, struct probe_prom_pair *pp)
 	return rc ? LS_EXIT_FAIL : LS_EXIT_OK;
 }
 
+/* The fleet runner's call for one pair: its --prom label, then the session. */
+static int fleet_pair(void *arg, const char *label, void *pair)
+{
+	struct probe_prom_pair *pp = pair;
+
+	if (pp)
+		snprintf(pp->peer, sizeof(pp->peer), "%s", label);
+	return run_session(arg, pp);
+}
+
+/* The fleet runner's --prom writer over every pair's record. */
+static int fleet_prom(struct ls_prom *pf, const void *pairs, size_t n, struct ls_err *err)
+{
+	return write_prom(pf, pairs, n, err);
+}
+
+/* Free what one pair's --prom record holds. */
+static void prom_pair_free(void *pair)
+{
+	free(((struct probe_prom_pair *)pair)->runs);
+}
+
 /* `latsplit probe`: responder, one prober run, or one per --peers host. */
 int cmd_probe(int argc, char **argv)
 {
 	struct probe_cli c = { .samples_fmt = FMT_AUTO };
 	struct probe_prom_pair *pp = NULL;
+	struct ls_fleet_cmd fc = { 0 };
 	struct ls_err err = { 0 };
-	struct ls_fleet fl;
 	struct ls_prom pf;
 	bool help = false;
 	size_t npeers;
@@ -771,8 +793,7 @@ int cmd_probe(int argc, char **argv)
 		c.o.progress = show_progress;
 		c.o.run_end = end_progress;
 	}
-	ls_fleet_init(&fl, c.peers ? &c.plist : NULL, "probe", c.json);
-	npeers = fl.n;
+	npeers = c.peers ? c.plist.n : 1;
 	if (c.prom) {
 		pp = calloc(npeers, sizeof(*pp));
 		if (!pp) {
@@ -789,31 +810,24 @@ int cmd_probe(int argc, char **argv)
 			goto out;
 		}
 	}
-	for (size_t i = 0; i < npeers; i++) {
-		ls_fleet_next(&fl, i, &c.o.peer);
-		if (pp)
-			snprintf(pp[i].peer, sizeof(pp[i].peer), "%s:%u", c.o.peer, c.o.port);
-		rc = run_session(&c, pp ? &pp[i] : NULL);
-		/* A run that started printed its own document, failed or not. */
-		ls_fleet_done(&fl, pp ? pp[i].peer : c.o.peer, rc, rc == LS_EXIT_USAGE);
-	}
-	if (c.peers)
-		rc = ls_fleet_status(&fl);
-	if (pp) {
-		/* One pair that never started writes no file; a fleet run writes every pair. */
-		if (c.peers || rc != LS_EXIT_USAGE) {
-			if (write_prom(&pf, pp, npeers, &err) || ls_prom_commit(&pf, &err)) {
-				ls_prom_abort(&pf);
-				ls_warn("probe: --prom: %s", err.msg);
-				rc = LS_EXIT_USAGE;
-			}
-		} else {
-			ls_prom_abort(&pf);
-		}
-		for (size_t i = 0; i < npeers; i++)
-			free(pp[i].runs);
-		free(pp);
-	}
+	fc.kind = "probe";
+	fc.json = c.json;
+	fc.peers = c.peers ? &c.plist : NULL;
+	fc.peer = &c.o.peer;
+	fc.port = c.o.port;
+	fc.run = fleet_pair;
+	fc.arg = &c;
+	/* a run that started printed its own document, failed or not */
+	fc.failed_line_always = false;
+	/* one pair that never started writes no --prom file */
+	fc.prom_after_failure = true;
+	fc.prom = &pf;
+	fc.pairs = pp;
+	fc.pair_size = sizeof(*pp);
+	fc.write_prom = fleet_prom;
+	fc.free_pair = prom_pair_free;
+	rc = ls_fleet_run(&fc);
+	free(pp);
 out:
 	ls_peers_free(&c.plist);
 	return rc;

@@ -14,22 +14,6 @@ struct ls_attr_ev {
 	unsigned int slot;
 };
 
-static const char *const stage_names[LS_NR_STAGES] = {
-	[LS_STAGE_HARDIRQ]	= "hardirq",
-	[LS_STAGE_SOFTIRQ_WAIT]	= "softirq_wait",
-	[LS_STAGE_SOFTIRQ_RUN]	= "softirq_run",
-	[LS_STAGE_NAPI_POLL]	= "napi_poll",
-	[LS_STAGE_COMPLETION]	= "completion",
-	[LS_STAGE_WAKEUP]	= "wakeup",
-	[LS_STAGE_INTERFERENCE]	= "interference",
-	[LS_STAGE_PREEMPT]	= "preempt",
-	[LS_STAGE_IRQ_THREAD]	= "irq_thread",
-	[LS_STAGE_RX_PKT]	= "rx_pkt",
-	[LS_STAGE_DELIVER]	= "deliver",
-	[LS_STAGE_TX_PKT]	= "tx_pkt",
-	[LS_STAGE_SEND]		= "send",
-};
-
 /*
  * Most specific first: a hardirq interrupts everything; napi_poll runs
  * inside a NET_RX softirq run; an IRQ thread or a preempting task is work
@@ -65,12 +49,6 @@ static const char *const part_names[LS_NR_PARTS] = {
 int ls_attr_stage_rank(unsigned int stage)
 {
 	return stage < LS_NR_STAGES ? stage_rank[stage] : LS_NR_STAGES;
-}
-
-/* Name of a stage. */
-const char *ls_stage_name(unsigned int stage)
-{
-	return stage < LS_NR_STAGES ? stage_names[stage] : "unknown";
 }
 
 /* Name of a part. */

@@ -87,14 +87,6 @@ void ls_obs_free(struct ls_obs *obs)
 	memset(obs, 0, sizeof(*obs));
 }
 
-static const char *const ls_handler_names[LS_NR_HANDLERS] = LS_HANDLER_NAMES;
-
-/* Name of handler h, or NULL when out of range. */
-const char *ls_handler_name(unsigned int h)
-{
-	return h < LS_NR_HANDLERS ? ls_handler_names[h] : NULL;
-}
-
 /* after - before per cell; a changed CPU count or a counter going back is an error. */
 int ls_obs_diff(const struct ls_obs *before, const struct ls_obs *after,
 		struct ls_obs *d, struct ls_err *err)

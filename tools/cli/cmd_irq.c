@@ -53,9 +53,9 @@ struct irq_state {
 	unsigned int nr_cpus;		/* columns of /proc/interrupts */
 };
 
-static const struct { unsigned int vec; const char *name; } net_vectors[] = {
-	{ LS_SOFTIRQ_NET_RX, "NET_RX" }, { LS_SOFTIRQ_NET_TX, "NET_TX" },
-	{ LS_SOFTIRQ_TASKLET, "TASKLET" }, { LS_SOFTIRQ_IRQ_POLL, "IRQ_POLL" },
+/* The softirq vectors a NIC's work runs in, in the order the reports list them. */
+static const unsigned int net_vectors[] = {
+	LS_SOFTIRQ_NET_RX, LS_SOFTIRQ_NET_TX, LS_SOFTIRQ_TASKLET, LS_SOFTIRQ_IRQ_POLL,
 };
 
 /* Print the usage of `latsplit irq`. */
@@ -373,7 +373,7 @@ static void print_table(const struct irq_state *st, const struct irq_opts *o, do
 				double wp50, wp99;
 				uint64_t wn;
 
-				slot_delta(st, LS_SLOT_SOFTIRQ_WAIT + net_vectors[v].vec, (int)c, w);
+				slot_delta(st, LS_SLOT_SOFTIRQ_WAIT + net_vectors[v], (int)c, w);
 				if (!w->count)
 					continue;
 				wn = w->count;
@@ -384,9 +384,9 @@ static void print_table(const struct irq_state *st, const struct irq_opts *o, do
 					       "count", "wait p50", "wait p99", "run p50", "run p99");
 					header = true;
 				}
-				slot_delta(st, LS_SLOT_SOFTIRQ_RUN + net_vectors[v].vec, (int)c, w);
+				slot_delta(st, LS_SLOT_SOFTIRQ_RUN + net_vectors[v], (int)c, w);
 				printf("%5u %-8s %10llu %10.2f %10.2f %10.2f %10.2f\n", c,
-				       net_vectors[v].name, (unsigned long long)wn, wp50, wp99,
+				       ls_softirq_name(net_vectors[v]), (unsigned long long)wn, wp50, wp99,
 				       w->count ? ls_hist_quantile(w, 0.5) / 1e3 : 0,
 				       w->count ? ls_hist_quantile(w, 0.99) / 1e3 : 0);
 			}
@@ -518,11 +518,11 @@ static void print_json(const struct irq_state *st, const struct irq_opts *o, dou
 			for (size_t v = 0; v < ARRAY_SIZE(net_vectors); v++) {
 				char key[32];
 
-				snprintf(key, sizeof(key), "%s_wait", net_vectors[v].name);
-				slot_delta(st, LS_SLOT_SOFTIRQ_WAIT + net_vectors[v].vec, (int)c, h);
+				snprintf(key, sizeof(key), "%s_wait", ls_softirq_name(net_vectors[v]));
+				slot_delta(st, LS_SLOT_SOFTIRQ_WAIT + net_vectors[v], (int)c, h);
 				json_hist(&j, key, h);
-				snprintf(key, sizeof(key), "%s_run", net_vectors[v].name);
-				slot_delta(st, LS_SLOT_SOFTIRQ_RUN + net_vectors[v].vec, (int)c, h);
+				snprintf(key, sizeof(key), "%s_run", ls_softirq_name(net_vectors[v]));
+				slot_delta(st, LS_SLOT_SOFTIRQ_RUN + net_vectors[v], (int)c, h);
 				json_hist(&j, key, h);
 			}
 			if (o->have_cpus && (o->cpus[c / 64] & (1ull << (c % 64)))) {

@@ -3,9 +3,11 @@
 #include "peers.h"
 #include "io.h"
 #include "json.h"
+#include "prom.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -201,4 +203,50 @@ int ls_fleet_status(const struct ls_fleet *f)
 	if (f->unstarted == f->n)
 		return LS_EXIT_USAGE;
 	return f->failed ? LS_EXIT_FAIL : LS_EXIT_OK;
+}
+
+/* Write or drop a fleet's --prom file once its pairs ran with status rc. */
+static int fleet_prom(const struct ls_fleet_cmd *fc, size_t n, int rc)
+{
+	struct ls_err err = { 0 };
+	bool write = fc->peers || rc == LS_EXIT_OK ||
+		     (fc->prom_after_failure && rc != LS_EXIT_USAGE);
+
+	if (!write) {
+		ls_prom_abort(fc->prom);
+		return rc;
+	}
+	if (fc->write_prom(fc->prom, fc->pairs, n, &err) || ls_prom_commit(fc->prom, &err)) {
+		ls_prom_abort(fc->prom);
+		ls_warn("%s: --prom: %s", fc->kind, err.msg);
+		rc = LS_EXIT_USAGE;
+	}
+	return rc;
+}
+
+/* Run fc's pairs in turn, then its --prom file. */
+int ls_fleet_run(const struct ls_fleet_cmd *fc)
+{
+	struct ls_fleet fl;
+	int rc = LS_EXIT_OK;
+
+	ls_fleet_init(&fl, fc->peers, fc->kind, fc->json);
+	for (size_t i = 0; i < fl.n; i++) {
+		void *pair = fc->pairs ? (char *)fc->pairs + i * fc->pair_size : NULL;
+		char label[80];
+
+		ls_fleet_next(&fl, i, fc->peer);
+		snprintf(label, sizeof(label), "%s:%u", *fc->peer, fc->port);
+		rc = fc->run(fc->arg, label, pair);
+		ls_fleet_done(&fl, pair ? label : *fc->peer, rc,
+			      fc->failed_line_always || rc == LS_EXIT_USAGE);
+	}
+	if (fc->peers)
+		rc = ls_fleet_status(&fl);
+	if (!fc->pairs)
+		return rc;
+	rc = fleet_prom(fc, fl.n, rc);
+	for (size_t i = 0; i < fl.n; i++)
+		fc->free_pair((char *)fc->pairs + i * fc->pair_size);
+	return rc;
 }

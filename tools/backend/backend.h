@@ -12,6 +12,7 @@
 
 #include "../include/uapi/latsplit.h"
 #include "hist.h"
+#include "names.h"
 #include "util.h"
 
 /* What to watch. Everything here is validated by the backend's open(). */
@@ -110,8 +111,6 @@ int ls_backend_open_named(const char *name, const struct ls_backend_cfg *cfg,
 
 void ls_snapshot_free(struct ls_snapshot *snap);
 void ls_obs_free(struct ls_obs *obs);
-/* Name of handler h ("irq_handler_entry", ...), or NULL when out of range. */
-const char *ls_handler_name(unsigned int h);
 /*
  * after - before, per cell, into d (allocated; free with ls_obs_free).
  * Both must come from one backend session; a CPU count that differs or a

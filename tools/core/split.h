@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "../include/uapi/latsplit.h"
+#include "names.h"
 #include "stats.h"
 #include "util.h"
 
@@ -96,8 +97,6 @@ struct ls_attr {
 
 /* Rank of a stage when several cover one instant: lower = more specific, wins. */
 int ls_attr_stage_rank(unsigned int stage);
-/* Name of a stage ("hardirq", "softirq_wait", ...). */
-const char *ls_stage_name(unsigned int stage);
 
 /* Set up an attribution over cfg->win (windows must be sorted by start). */
 int ls_attr_init(struct ls_attr *a, const struct ls_attr_cfg *cfg,
