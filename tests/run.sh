@@ -11,8 +11,8 @@
 #   tests/run.sh [--only unit|host|lab|fuzz] [--kernels "6.1 6.12 6.1-rt"] [PATTERN]
 #
 # A lab test's header chooses its pairs: "# lab-kernels: 6.1 6.12" (or
-# all, the default), "# lab-smp: 1|2|any" (CPUs per node; any: one where
-# the kernel has one-CPU tests anyway, else two), "# lab-tcg: single|multi".
+# all, the default), "# lab-smp: 1|2|1 2|any" (CPUs per node; "1 2": on
+# both pairs; any: one where the kernel has one-CPU tests anyway, else two), "# lab-tcg: single|multi".
 set -uo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -142,7 +142,7 @@ if [ -z "$ONLY" ] || [ "$ONLY" = lab ]; then
 			ks=$(header_of "$t" lab-kernels all)
 			[ "$ks" = all ] && ks="6.1 6.12 6.1-rt"
 			[[ " $ks " == *" $k "* ]] && want "lab/${t##*/}" &&
-				[ "$(header_of "$t" lab-smp 1)" = 1 ] && has1=1
+				[[ " $(header_of "$t" lab-smp 1) " == *" 1 "* ]] && has1=1
 		done
 		for mode in 1:single 2:single 2:multi; do
 			smp=${mode%%:*} tcg=${mode#*:}
@@ -157,7 +157,7 @@ if [ -z "$ONLY" ] || [ "$ONLY" = lab ]; then
 				if [ "$tsmp" = any ]; then
 					[ "$tcg" = single ] && { [ -n "$has1" ] && tsmp=1 || tsmp=2; }
 				fi
-				[ "$tsmp" = "$smp" ] || continue
+				[[ " $tsmp " == *" $smp "* ]] || continue
 				[ "$(header_of "$t" lab-tcg single)" = "$tcg" ] || continue
 				tests+=("$t")
 			done
@@ -187,7 +187,10 @@ if [ -z "$ONLY" ] || [ "$ONLY" = lab ]; then
 			fi
 			echo "  (pair booted in $(($(date +%s) - t0)) s)"
 			for t in "${tests[@]}"; do
-				LS_RETRY=1 run_one "lab/${t##*/}[$k]" 1200 env LAB_NAME="$name" LS_KVER_SHORT="$k" bash "$t"
+				tname="lab/${t##*/}[$k]"
+				# a test for more than one CPU count is named by its pair's
+				[[ "$(header_of "$t" lab-smp 1)" == *" "* ]] && tname="lab/${t##*/}[$k,smp$smp]"
+				LS_RETRY=1 run_one "$tname" 1200 env LAB_NAME="$name" LS_KVER_SHORT="$k" bash "$t"
 				# A test that crashed a guest takes the pair down: boot it again.
 				if ! "$LAB" exec --name "$name" --timeout 30 0 -- true >/dev/null 2>&1 ||
 				   ! "$LAB" exec --name "$name" --timeout 30 1 -- true >/dev/null 2>&1; then

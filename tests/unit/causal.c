@@ -492,4 +492,124 @@ TEST(send_ends_at_the_last_packet_out)
 	EXPECT_EQ(0, left[1]);
 }
 
+/*
+ * The bound a receiver's chains get: the first packet of each message out
+ * (any of its packets, not only the last: message 0's first left at 1200),
+ * never a copy from before its post (message 1: 3500 is ignored, 4200
+ * counts), moved into the receiver's clock; a message with no packet
+ * recorded falls back to the application's stamp (message 2), or to 0
+ * without one. A bound that would be negative is unknown.
+ */
+TEST(sent_bound_is_the_first_packet_out)
+{
+	struct ls_record r[] = {
+		txpkt(1500, 1, QPN, 201, OP_WRITE),
+		txpkt(1200, 0, QPN, 200, OP_WRITE),
+		txpkt(3500, 0, QPN, 203, OP_WRITE),	/* before message 1's post */
+		txpkt(4200, 1, QPN, 203, OP_WRITE),
+		txpkt(6100, 0, QPN + 1, 204, OP_WRITE),	/* another QP */
+	};
+	uint64_t posted[] = { 1000, 4000, 6000 }, sent[3];
+	struct ls_causal_tx tx = { .rec = r, .nrec = ARRAY_SIZE(r), .n = 3, .posted = posted,
+				   .qpn = QPN, .psn0 = 200, .pkts = 2, .requests = true };
+
+	ls_causal_sent_bound(&tx, posted, 500, sent);
+	EXPECT_EQ(1700, sent[0]);
+	EXPECT_EQ(4700, sent[1]);
+	EXPECT_EQ(6500, sent[2]);
+	ls_causal_sent_bound(&tx, NULL, -300, sent);
+	EXPECT_EQ(900, sent[0]);
+	EXPECT_EQ(3900, sent[1]);
+	EXPECT_EQ(0, sent[2]);
+	ls_causal_sent_bound(&tx, posted, -5000, sent);
+	EXPECT_EQ(0, sent[0]);
+	EXPECT_EQ(1000, sent[2]);
+}
+
+/*
+ * A packet that came in the middle of a long poll: the poll started before
+ * the packet left the other host, so its chain starts where the packet
+ * could first have been here (the sender's TX_PKT in this clock), not at
+ * the poll, and not at the sender's application stamp either (the message
+ * spent time in the sender and on the wire after that).
+ */
+TEST(mid_poll_packet_starts_at_its_send)
+{
+	struct ls_record rx[] = {
+		rec(1000, 9000, 0, LS_STAGE_NAPI_POLL),
+		pkt(6000, 0, QPN, 100, OP_WRITE),
+	};
+	struct ls_record tx_rec[] = {
+		txpkt(5200, 3, QPN, 100, OP_WRITE),
+	};
+	uint64_t seen[] = { 7000 }, posted[] = { 2000 }, sent[1];
+	struct ls_causal_tx tx = { .rec = tx_rec, .nrec = 1, .n = 1, .posted = posted,
+				   .qpn = QPN, .psn0 = 100, .pkts = 1, .requests = true };
+	struct ls_causal_in in = { .rec = rx, .nrec = 2, .n = 1, .seen = seen, .sent = sent,
+				   .qpn = QPN, .psn0 = 100, .pkts = 1, .requests = true };
+	struct ls_causal_out o;
+	struct ls_err e;
+
+	ls_causal_sent_bound(&tx, posted, 100, sent);
+	ASSERT_EQ(0, ls_causal_link(&in, &o, &e));
+	ASSERT_EQ(1, o.nlink);
+	EXPECT_EQ(5300, o.link[0].from);
+	EXPECT_EQ(7000, o.link[0].to);
+	ls_causal_free(&o);
+}
+
+/*
+ * The flight: ten packets that came to an idle host had their interrupt
+ * 300..390 us after they were sent (the low decile: 310); an eleventh
+ * came during a long poll started by another flow before it was even
+ * sent: its chain starts a flight after its send, not at the poll and not
+ * at the send. A packet whose chain began before its send does not count
+ * toward the flight.
+ */
+TEST(mid_poll_chain_starts_a_flight_after_its_send)
+{
+	struct ls_record r[24];
+	uint64_t seen[11], sent[11];
+	size_t nr = 0;
+	struct ls_causal_in in = { .rec = r, .n = 11, .seen = seen, .sent = sent,
+				   .qpn = QPN, .psn0 = 100, .pkts = 1, .requests = true };
+	struct ls_causal_out o;
+	struct ls_err e;
+
+	for (unsigned int i = 0; i < 10; i++) {
+		uint64_t t0 = 100000 * (i + 1);
+
+		sent[i] = t0;
+		r[nr++] = rec(t0 + 300000 + 10000 * i, t0 + 320000 + 10000 * i, 0,
+			      LS_STAGE_COMPLETION);
+		r[nr++] = pkt(t0 + 305000 + 10000 * i, 0, QPN, 100 + i, OP_WRITE);
+		seen[i] = t0 + 330000 + 10000 * i;
+	}
+	sent[10] = 2000000;
+	r[nr++] = rec(1900000, 3500000, 0, LS_STAGE_NAPI_POLL);
+	r[nr++] = pkt(3400000, 0, QPN, 110, OP_WRITE);
+	seen[10] = 3600000;
+	in.nrec = nr;
+	ASSERT_EQ(0, ls_causal_link(&in, &o, &e));
+	EXPECT_EQ(310000, o.flight_ns);
+	ASSERT_TRUE(linked_to(&o, nr - 2, 10));
+	for (size_t k = 0; k < o.nlink; k++)
+		if (o.link[k].sample == 10)
+			EXPECT_EQ(2310000, o.link[k].from);
+	ls_causal_free(&o);
+
+	/* too few idle arrivals to tell a flight: the send bounds the chain */
+	in.n = 1;
+	in.nrec = 2;
+	in.seen = &seen[10];
+	in.sent = &sent[10];
+	r[0] = r[nr - 2];
+	r[1] = pkt(3400000, 0, QPN, 100, OP_WRITE);
+	ASSERT_EQ(0, ls_causal_link(&in, &o, &e));
+	EXPECT_EQ(0, o.flight_ns);
+	ASSERT_EQ(1, o.nlink);
+	EXPECT_EQ(2000000, o.link[0].from);
+	ls_causal_free(&o);
+}
+
 TEST_HARNESS_MAIN

@@ -315,24 +315,37 @@ fail:
 /* Per-sample instants the attribution hands the causal rules. */
 struct bd_stamps {
 	uint64_t *seen, *rx_seen, *sent, *posted;
+	uint64_t *app;			/* the sender's application stamps */
 };
 
 /* The prober's records into the sets: its answers in, its requests out. */
 static int local_sets(struct ls_bd_an *a, const struct ls_probe_run *run,
-		      struct ls_bd_host *local, uint64_t slack, struct ls_attr_cfg *cfg,
-		      const struct bd_stamps *t, struct bd_sets *S, struct ls_err *err)
+		      struct ls_bd_host *local, const struct ls_bd_host *peer, uint64_t slack,
+		      struct ls_attr_cfg *cfg, const struct bd_stamps *t, struct bd_sets *S,
+		      struct ls_err *err)
 {
-	uint64_t *seen = t->seen, *sent = t->sent, *posted = t->posted;
+	uint64_t *seen = t->seen, *sent = t->sent, *posted = t->posted, *app = t->app;
 	struct ls_causal_in cin = {
 		.rec = local->rec, .nrec = local->nrec, .n = a->n, .seen = seen,
 		.qpn = run->qpn, .psn0 = run->ans_psn0, .pkts = run->pkts,
 		.seen_app = true, .requests = false,
 	};
 
-	/* an answer leaves the responder at its "answered" stamp */
+	/*
+	 * an answer cannot arrive before its first packet left the
+	 * responder (its TX_PKT, else its "answered" stamp)
+	 */
 	if (a->have_theta && a->peer_n == a->n) {
+		struct ls_causal_tx ans = {
+			.rec = peer && peer->measured ? peer->rec : NULL,
+			.nrec = peer && peer->measured ? peer->nrec : 0,
+			.n = a->n, .posted = app, .qpn = run->qpn,
+			.psn0 = run->ans_psn0, .pkts = run->pkts, .requests = false,
+		};
+
 		for (size_t i = 0; i < a->n; i++)
-			sent[i] = (uint64_t)((int64_t)run->peer[i].end_ns - a->theta_ns);
+			app[i] = run->peer[i].end_ns;
+		ls_causal_sent_bound(&ans, app, -a->theta_ns, sent);
 		cin.sent = sent;
 	}
 	/* its request: posted at the sample's start, to the responder's QP */
@@ -355,10 +368,12 @@ static int local_sets(struct ls_bd_an *a, const struct ls_probe_run *run,
 
 /* The responder's records, moved into the prober's clock: requests in, answers out. */
 static int peer_sets(struct ls_bd_an *a, const struct ls_probe_run *run,
-		     struct ls_bd_host *peer, uint64_t slack, struct ls_attr_cfg *cfg,
-		     const struct bd_stamps *t, struct bd_sets *S, struct ls_err *err)
+		     const struct ls_bd_host *local, struct ls_bd_host *peer, uint64_t slack,
+		     struct ls_attr_cfg *cfg, const struct bd_stamps *t, struct bd_sets *S,
+		     struct ls_err *err)
 {
 	uint64_t *seen = t->seen, *rx_seen = t->rx_seen, *sent = t->sent, *posted = t->posted;
+	uint64_t *app = t->app;
 	/*
 	 * The responder saw sample i's request at peer[i].start_ns; a
 	 * run without those stamps (READ: no responder code runs)
@@ -375,9 +390,20 @@ static int peer_sets(struct ls_bd_an *a, const struct ls_probe_run *run,
 		cfg->cpumask[LS_CPUMASK_WORDS + w] = peer->cpumask[w];
 	for (size_t i = 0; i < a->peer_n; i++)
 		seen[i] = run->peer[i].start_ns;
-	/* a request leaves the prober at the sample's start */
+	/*
+	 * a request cannot arrive before its first packet left the
+	 * prober (its TX_PKT, else the sample's start)
+	 */
+	struct ls_causal_tx req = {
+		.rec = local->measured ? local->rec : NULL,
+		.nrec = local->measured ? local->nrec : 0,
+		.n = rx_n, .posted = app, .qpn = run->peer_qpn,
+		.psn0 = run->req_psn0, .pkts = run->pkts, .requests = true,
+	};
+
 	for (size_t i = 0; i < rx_n; i++)
-		sent[i] = (uint64_t)((int64_t)run->samples[i].start_ns + a->theta_ns);
+		app[i] = run->samples[i].start_ns;
+	ls_causal_sent_bound(&req, app, a->theta_ns, sent);
 	cin.sent = sent;
 	for (size_t i = 0; i < rx_n; i++)
 		rx_seen[i] = a->peer_n ? run->peer[i].start_ns :
@@ -443,18 +469,19 @@ int ls_bd_attribute(struct ls_bd_an *a, const struct ls_probe_run *run,
 		.rx_seen = malloc((a->n ? a->n : 1) * sizeof(*t.rx_seen)),
 		.sent = malloc((a->n ? a->n : 1) * sizeof(*t.sent)),
 		.posted = malloc((a->n ? a->n : 1) * sizeof(*t.posted)),
+		.app = malloc((a->n ? a->n : 1) * sizeof(*t.app)),
 	};
 	struct bd_sets S = { 0 };
 	int ret = -1;
 
-	if (!t.seen || !t.rx_seen || !t.sent || !t.posted) {
+	if (!t.seen || !t.rx_seen || !t.sent || !t.posted || !t.app) {
 		ls_errnof(err, ENOMEM, "%zu samples", a->n);
 		goto out;
 	}
-	if (local->measured && local_sets(a, run, local, slack, &cfg, &t, &S, err))
+	if (local->measured && local_sets(a, run, local, peer, slack, &cfg, &t, &S, err))
 		goto out;
 	if (peer && peer->measured && a->have_theta &&
-	    peer_sets(a, run, peer, slack, &cfg, &t, &S, err))
+	    peer_sets(a, run, local, peer, slack, &cfg, &t, &S, err))
 		goto out;
 	if (attr_push_sets(a, &cfg, &S, err))
 		goto out;
@@ -466,6 +493,7 @@ out:
 	free(t.rx_seen);
 	free(t.sent);
 	free(t.posted);
+	free(t.app);
 	return ret;
 }
 

@@ -273,6 +273,56 @@ static int add_link(struct ls_causal_out *out, size_t *cap, size_t rec, size_t s
 	return 0;
 }
 
+/* qsort comparator: uint64_t ascending. */
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The packets' shortest flight, sender's TX_PKT to the start of their
+ * chain here, as the low decile over the packets whose chain began at or
+ * after they were sent (a packet that came in while the host was idle:
+ * its own interrupt started it); 0 with fewer than LS_CAUSAL_FLIGHT_MIN
+ * of them or without in->sent. A packet that came in the middle of a poll
+ * was on the wire for at least that long after it was sent: its chain
+ * starts no earlier than sent + flight. The clock offset's error is in
+ * both terms and cancels.
+ */
+static uint64_t flight_estimate(const struct ls_causal_in *in, const struct rx_index *ix)
+{
+	uint64_t *d, f = 0;
+	size_t nd = 0;
+
+	if (!in->sent)
+		return 0;
+	d = malloc((in->nrec ? in->nrec : 1) * sizeof(*d));
+	if (!d)
+		return 0;
+	for (size_t p = 0; p < in->nrec; p++) {
+		const struct ls_record *pk = &in->rec[p];
+		uint64_t chain;
+		long long s;
+
+		if (pk->stage != LS_STAGE_RX_PKT)
+			continue;
+		s = packet_sample(in, pk);
+		if (s < 0 || pk->start_ns > in->seen[s] || !in->sent[s])
+			continue;
+		chain = chain_start(ix, pk->cpu, pk->start_ns);
+		if (chain >= in->sent[s])
+			d[nd++] = chain - in->sent[s];
+	}
+	if (nd >= LS_CAUSAL_FLIGHT_MIN) {
+		qsort(d, nd, sizeof(*d), u64_cmp);
+		f = d[nd / 10];
+	}
+	free(d);
+	return f;
+}
+
 /* Link the host's receive-path records to the samples whose packets they carried. */
 int ls_causal_link(const struct ls_causal_in *in, struct ls_causal_out *out,
 		   struct ls_err *err)
@@ -292,9 +342,10 @@ int ls_causal_link(const struct ls_causal_in *in, struct ls_causal_out *out,
 		ret = ls_errnof(err, ENOMEM, "causal attribution: %zu records", in->nrec);
 		goto out;
 	}
+	out->flight_ns = flight_estimate(in, &ix);
 	for (size_t p = 0; p < in->nrec; p++) {
 		const struct ls_record *pk = &in->rec[p];
-		uint64_t t = pk->start_ns, chain;
+		uint64_t t = pk->start_ns, chain, bound;
 		size_t first, last;
 		long long s;
 
@@ -311,8 +362,9 @@ int ls_causal_link(const struct ls_causal_in *in, struct ls_causal_out *out,
 			out->last_cpu[s] = pk->cpu;
 		}
 		chain = chain_start(&ix, pk->cpu, t);
-		if (in->sent && in->sent[s] > chain)
-			chain = in->sent[s] < t ? in->sent[s] : t;
+		bound = in->sent && in->sent[s] ? in->sent[s] + out->flight_ns : 0;
+		if (bound > chain)
+			chain = bound < t ? bound : t;
 		overlap_range(&ix, pk->cpu, chain, in->seen[s], &first, &last);
 		for (size_t k = first; k < last; k++) {
 			size_t ri = ix.idx[k];
@@ -370,8 +422,8 @@ void ls_causal_arrivals(const struct ls_causal_in *in, const struct ls_causal_ou
 			arrive[k->sample] = k->from;
 	}
 	for (size_t i = 0; in->sent && i < in->n; i++)
-		if (!arrive[i])
-			arrive[i] = in->sent[i];
+		if (!arrive[i] && in->sent[i])
+			arrive[i] = in->sent[i] + out->flight_ns;
 }
 
 /* Free what ls_causal_link allocated; out may be freed again. */
@@ -388,12 +440,17 @@ void ls_causal_free(struct ls_causal_out *out)
 	out->nlink = 0;
 }
 
-/* When each of the host's own messages left it (see causal.h). */
-void ls_causal_sent(const struct ls_causal_tx *tx, uint64_t *left, uint32_t *cpu)
+/*
+ * The TX_PKT copies of each message at or after its post, into t[tx->n]
+ * (0: none): of its last packet only (last) or of any of its packets, the
+ * earliest in each case; cpu[] (may be NULL) the CPU of the one kept.
+ */
+static void first_out(const struct ls_causal_tx *tx, bool last, uint64_t *t, uint32_t *cpu)
 {
 	for (size_t i = 0; i < tx->n; i++) {
-		left[i] = 0;
-		cpu[i] = 0;
+		t[i] = 0;
+		if (cpu)
+			cpu[i] = 0;
 	}
 	for (size_t p = 0; p < tx->nrec; p++) {
 		const struct ls_record *r = &tx->rec[p];
@@ -402,11 +459,32 @@ void ls_causal_sent(const struct ls_causal_tx *tx, uint64_t *left, uint32_t *cpu
 		if (r->stage != LS_STAGE_TX_PKT)
 			continue;
 		s = packet_msg(r, tx->qpn, tx->psn0, tx->pkts, tx->requests, tx->n);
-		if (s < 0 || !last_of_msg(r, tx->psn0, tx->pkts) || r->start_ns < tx->posted[s])
+		if (s < 0 || (last && !last_of_msg(r, tx->psn0, tx->pkts)) ||
+		    r->start_ns < tx->posted[s])
 			continue;
-		if (!left[s] || r->start_ns < left[s]) {
-			left[s] = r->start_ns;
-			cpu[s] = r->cpu;
+		if (!t[s] || r->start_ns < t[s]) {
+			t[s] = r->start_ns;
+			if (cpu)
+				cpu[s] = r->cpu;
 		}
+	}
+}
+
+/* When each of the host's own messages left it (see causal.h). */
+void ls_causal_sent(const struct ls_causal_tx *tx, uint64_t *left, uint32_t *cpu)
+{
+	first_out(tx, true, left, cpu);
+}
+
+/* The earliest each message of the sending host can have reached the other (see causal.h). */
+void ls_causal_sent_bound(const struct ls_causal_tx *tx, const uint64_t *fallback,
+			  int64_t offset, uint64_t *sent)
+{
+	first_out(tx, false, sent, NULL);
+	for (size_t i = 0; i < tx->n; i++) {
+		int64_t v = sent[i] ? (int64_t)sent[i] + offset :
+			    fallback ? (int64_t)fallback[i] + offset : 0;
+
+		sent[i] = v > 0 ? (uint64_t)v : 0;
 	}
 }

@@ -12,7 +12,9 @@
  * containing t), else at the NET_RX raise whose softirq wait ended when
  * the run containing t began (a poll deferred to ksoftirqd, or the first
  * RoCE packet of its run), else at the NAPI poll containing t, else at t;
- * never before the packet was sent. From
+ * never before the packet can have been here: sent (the other host's
+ * first TX_PKT of the message) plus the shortest flight seen in the run
+ * (ls_causal_out.flight_ns). From
  * there until the host's application saw the message, the receive-path
  * work on c is on that sample's path, clipped to that span: before the
  * interrupt the packet was not there yet, after "seen" the host had moved
@@ -72,7 +74,13 @@ struct ls_causal_out {
 					 * the stack (latest copy before "seen");
 					 * 0: not recorded */
 	uint32_t *last_cpu;		/* [n]: on that CPU */
+	uint64_t flight_ns;		/* the packets' shortest flight from the
+					 * other host's "sent" to their chain here
+					 * (low decile); 0: unknown */
 };
+
+/* Packets that must have started their own chain before a flight is estimated. */
+#define LS_CAUSAL_FLIGHT_MIN	8
 
 /* One host, as it sent its own probe messages. */
 struct ls_causal_tx {
@@ -110,5 +118,17 @@ void ls_causal_free(struct ls_causal_out *out);
  * (SEND).
  */
 void ls_causal_sent(const struct ls_causal_tx *tx, uint64_t *left, uint32_t *cpu);
+/*
+ * The earliest each of the sending host's messages can have reached the
+ * other host, in the receiver's clock (sender's + offset), into
+ * sent[tx->n]: the first TX_PKT of any of its packets at or after its post
+ * (a packet cannot arrive before it left; the application's stamp is
+ * earlier by the time the message spent in the sender, SEND), else
+ * fallback[i] (the application's stamp; NULL: 0, unknown). This is what
+ * ls_causal_in's sent bounds a chain with: a packet that came in the
+ * middle of a poll was not in the host before it.
+ */
+void ls_causal_sent_bound(const struct ls_causal_tx *tx, const uint64_t *fallback,
+			  int64_t offset, uint64_t *sent);
 
 #endif /* LS_CAUSAL_H */
