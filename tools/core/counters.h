@@ -81,6 +81,8 @@ struct ls_ctr_diff {
 /* Classify a counter name. */
 enum ls_ctr_class ls_ctr_classify(const char *name);
 const char *ls_ctr_class_name(enum ls_ctr_class c);
+/* Read one sysfs counter file as a count (-1: unreadable or not a count, err says). */
+int ls_ctr_read_file(const char *path, uint64_t *v, struct ls_err *err);
 /* Take a snapshot; fails only on a bad configuration or no memory. */
 int ls_ctr_snapshot(const struct ls_ctr_cfg *cfg, struct ls_ctr_snap *s,
 		    struct ls_err *err);

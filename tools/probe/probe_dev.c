@@ -2,6 +2,8 @@
 /* The probe engine: the RDMA device, its port and GID, and the port counters a fault report reads. */
 #include "probe_int.h"
 
+#include "counters.h"
+
 /* sysfs path of a port attribute. */
 static void port_path(char *buf, size_t len, const struct probe *p, const char *rest)
 {
@@ -177,14 +179,11 @@ static bool counter_wanted(const char *n)
 /* Read one counter value; false if unreadable. */
 static bool counter_read(const struct probe *p, const char *name, uint64_t *v)
 {
-	char path[256], rel[96], buf[32];
+	char path[256], rel[96];
 
 	snprintf(rel, sizeof(rel), "hw_counters/%s", name);
 	port_path(path, sizeof(path), p, rel);
-	if (ls_read_text(path, buf, sizeof(buf), NULL))
-		return false;
-	*v = strtoull(buf, NULL, 10);
-	return true;
+	return !ls_ctr_read_file(path, v, NULL);
 }
 
 /* Snapshot the retry/duplicate counters of the port (rxe: hw_counters). */

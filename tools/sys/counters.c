@@ -19,6 +19,20 @@
 
 #include "io.h"
 
+/* Read one sysfs counter file as a count. */
+int ls_ctr_read_file(const char *path, uint64_t *v, struct ls_err *err)
+{
+	char text[64], *end;
+
+	if (ls_read_text(path, text, sizeof(text), err))
+		return -1;
+	errno = 0;
+	*v = strtoull(text, &end, 10);
+	if (errno || end == text || *end || text[0] == '-')
+		return ls_errf(err, "%s: '%.40s' is not a count", path, text);
+	return 0;
+}
+
 /* Read every file of a sysfs counter directory as prefix:NAME. */
 static int read_sysfs_dir(struct ls_ctr_snap *s, const char *dir,
 			  const char *prefix)
@@ -38,9 +52,9 @@ static int read_sysfs_dir(struct ls_ctr_snap *s, const char *dir,
 		return ls_ctr_add(s, name, false, false, 0, msg);
 	}
 	while ((de = readdir(d))) {
-		char path[512], text[64], *end;
-		unsigned long long v;
+		char path[512];
 		struct ls_err e;
+		uint64_t v;
 		int r;
 
 		if (de->d_name[0] == '.')
@@ -49,21 +63,10 @@ static int read_sysfs_dir(struct ls_ctr_snap *s, const char *dir,
 		if (!strcmp(de->d_name, "lifespan"))	/* a setting, not a counter */
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		if (ls_read_text(path, text, sizeof(text), &e)) {
+		if (ls_ctr_read_file(path, &v, &e))
 			r = ls_ctr_add(s, name, false, false, 0, e.msg);
-		} else {
-			errno = 0;
-			v = strtoull(text, &end, 10);
-			if (errno || end == text || *end || text[0] == '-') {
-				char msg[240];
-
-				snprintf(msg, sizeof(msg), "%s: '%.40s' is not a count",
-					 path, text);
-				r = ls_ctr_add(s, name, false, false, 0, msg);
-			} else {
-				r = ls_ctr_add(s, name, false, true, v, NULL);
-			}
-		}
+		else
+			r = ls_ctr_add(s, name, false, true, v, NULL);
 		if (r) {
 			closedir(d);
 			return -1;
