@@ -27,6 +27,14 @@
 /* Print the usage; the option list is the truth the man page is tested against. */
 static void usage(FILE *fp)
 {
+	static const struct ls_probe_help help = {
+		.after_size = "",
+		.iters = "  -n, --iters N             iterations (default " LS_STR(BD_DEFAULT_ITERS) ")\n",
+		.duration = "  -D, --duration DUR        run for DUR instead of -n\n",
+		.cpu = "      --cpu N               pin the probe to CPU N (default: the CPU it starts on)\n",
+		.wait = "      --wait-timeout DUR    timeout for one answer, completion or peer data (default 10s)\n",
+	};
+
 	fprintf(fp,
 "usage: latsplit breakdown [OPTIONS] [PEER | --peers FILE]\n"
 "\n"
@@ -34,23 +42,9 @@ static void usage(FILE *fp)
 "responder (run it first on the other host). With PEER: prober; it runs the\n"
 "verbs probe while a kernel backend records on both hosts and prints the split.\n"
 "\n"
-"probe options (as latsplit probe):\n"
-"  -d, --ib-dev DEV          RDMA device (default: the first one)\n"
-"  -i, --ib-port N           device port (default 1)\n"
-"  -x, --gid-index N         GID index (default: first RoCE v2 IPv4 GID)\n"
-"  -s, --size BYTES          message size (default 4)\n"
-"  -n, --iters N             iterations (default %u)\n"
-"  -D, --duration DUR        run for DUR instead of -n\n"
-"  -m, --mtu BYTES           path MTU 256..4096 (default: the port's active MTU)\n"
-"  -e, --events              completion events instead of busy polling\n"
-"  -u, --qp-timeout N        QP local ACK timeout exponent 0..31 (default 14)\n"
-"      --verb VERB           write (default), send or read\n"
-"      --cpu N               pin the probe to CPU N (default: the CPU it starts on)\n"
-"  -p, --port PORT           TCP control port (default %u)\n"
-"  -R, --rdma-cm             connect the QP with rdma_cm\n"
-"      --connect-timeout DUR connect and handshake timeout (default 5s)\n"
-"      --wait-timeout DUR    timeout for one answer, completion or peer data (default 10s)\n"
-"      --listen-timeout DUR  responder: give up without a prober (default: never)\n"
+"probe options (as latsplit probe):\n");
+	ls_probe_help(fp, &help);
+	fprintf(fp,
 "kernel backend:\n"
 "  -b, --backend NAME        auto (default), kmod, ebpf or none\n"
 "      --ring-kib N          record ring size in KiB (default %u)\n"
@@ -87,7 +81,7 @@ static void usage(FILE *fp)
 "exit status: 0 split done, 1 the run failed after it started (--peers: some\n"
 "pair failed), 2 bad input or could not start (--peers: no pair could; also:\n"
 "the peer speaks another breakdown protocol).\n",
-		BD_DEFAULT_ITERS, LS_OOB_DEFAULT_PORT, BD_DEFAULT_RING_KIB);
+		BD_DEFAULT_RING_KIB);
 }
 
 /* breakdown's own long options (the probe's come from probe_opts.h). */

@@ -36,32 +36,27 @@ struct probe_cli {
 /* Print the usage; its option list is the truth the man page is tested against. */
 static void usage(FILE *fp)
 {
+	static const struct ls_probe_help help = {
+		.after_size =
+"  -a, --all                 size sweep 2, 4, ..., 8388608 bytes\n"
+"      --sweep-max BYTES     largest size of the -a sweep (default 8388608)\n",
+		.iters = "  -n, --iters N             iterations per size (default 1000)\n",
+		.duration =
+"  -D, --duration DUR        run each size for DUR (e.g. 5, 500ms) instead of -n\n"
+"      --max-samples N       samples kept per size with -D (default: auto)\n",
+		.cpu = "      --cpu N               pin the probe to CPU N\n",
+		.wait = "      --wait-timeout DUR    timeout for one answer or completion (default 10s)\n",
+	};
+
 	fprintf(fp,
 "usage: latsplit probe [OPTIONS] [PEER | --peers FILE]\n"
 "\n"
 "Verbs latency probe. Without PEER: responder (waits for a prober). With PEER:\n"
 "prober (connects to the responder on PEER and measures).\n"
 "\n"
-"options:\n"
-"  -d, --ib-dev DEV          RDMA device (default: the first one)\n"
-"  -i, --ib-port N           device port (default 1)\n"
-"  -x, --gid-index N         GID index (default: first RoCE v2 IPv4 GID)\n"
-"  -s, --size BYTES          message size (default 4)\n"
-"  -a, --all                 size sweep 2, 4, ..., 8388608 bytes\n"
-"      --sweep-max BYTES     largest size of the -a sweep (default 8388608)\n"
-"  -n, --iters N             iterations per size (default 1000)\n"
-"  -D, --duration DUR        run each size for DUR (e.g. 5, 500ms) instead of -n\n"
-"      --max-samples N       samples kept per size with -D (default: auto)\n"
-"  -m, --mtu BYTES           path MTU 256..4096 (default: the port's active MTU)\n"
-"  -e, --events              completion events instead of busy polling\n"
-"  -u, --qp-timeout N        QP local ACK timeout exponent 0..31 (default 14)\n"
-"      --verb VERB           write (default), send or read\n"
-"      --cpu N               pin the probe to CPU N\n"
-"  -p, --port PORT           TCP control port (default %u)\n"
-"  -R, --rdma-cm             connect the QP with rdma_cm\n"
-"      --connect-timeout DUR connect and handshake timeout (default 5s)\n"
-"      --wait-timeout DUR    timeout for one answer or completion (default 10s)\n"
-"      --listen-timeout DUR  responder: give up without a prober (default: never)\n"
+"options:\n");
+	ls_probe_help(fp, &help);
+	fprintf(fp,
 "      --forever             responder: keep serving after a session\n"
 "      --rtt                 report round-trip time instead of one-way\n"
 "      --json                JSON document on stdout (kind \"probe\")\n"
@@ -77,8 +72,7 @@ static void usage(FILE *fp)
 "\n"
 "exit status: 0 measured, 1 the run failed after it started (what was measured\n"
 "is still reported; --peers: some pair failed), 2 bad input or could not start\n"
-"(--peers: no pair could).\n",
-		LS_OOB_DEFAULT_PORT);
+"(--peers: no pair could).\n");
 }
 
 /* Progress line on stderr (TTY only). */

@@ -8,6 +8,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A macro's value as a string literal. */
+#define LS_XSTR(x)	#x
+#define LS_STR(x)	LS_XSTR(x)
+
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #endif

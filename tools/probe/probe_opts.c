@@ -145,3 +145,25 @@ int ls_probe_getopt(int argc, char **argv, const struct option *own, size_t nown
 	}
 	return 0;
 }
+
+/* Print the shared options' help (see probe_opts.h). */
+void ls_probe_help(FILE *fp, const struct ls_probe_help *h)
+{
+	fprintf(fp,
+"  -d, --ib-dev DEV          RDMA device (default: the first one)\n"
+"  -i, --ib-port N           device port (default 1)\n"
+"  -x, --gid-index N         GID index (default: first RoCE v2 IPv4 GID)\n"
+"  -s, --size BYTES          message size (default 4)\n"
+"%s%s%s"
+"  -m, --mtu BYTES           path MTU 256..4096 (default: the port's active MTU)\n"
+"  -e, --events              completion events instead of busy polling\n"
+"  -u, --qp-timeout N        QP local ACK timeout exponent 0..31 (default 14)\n"
+"      --verb VERB           write (default), send or read\n"
+"%s"
+"  -p, --port PORT           TCP control port (default %u)\n"
+"  -R, --rdma-cm             connect the QP with rdma_cm\n"
+"      --connect-timeout DUR connect and handshake timeout (default 5s)\n"
+"%s"
+"      --listen-timeout DUR  responder: give up without a prober (default: never)\n",
+		h->after_size, h->iters, h->duration, h->cpu, LS_OOB_DEFAULT_PORT, h->wait);
+}

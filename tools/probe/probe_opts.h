@@ -35,6 +35,18 @@ void ls_probe_longopts(struct option *out, const struct option *own, size_t nown
 int ls_probe_opt_apply(struct ls_probe_opts *o, int opt, const char *arg,
 		       struct ls_err *err);
 
+/* The help lines of the shared options that differ between the commands ("" for none). */
+struct ls_probe_help {
+	const char *after_size;		/* lines after -s (probe: -a, --sweep-max) */
+	const char *iters;		/* the -n line */
+	const char *duration;		/* the -D line and any after it (probe: --max-samples) */
+	const char *cpu;		/* the --cpu line */
+	const char *wait;		/* the --wait-timeout line */
+};
+
+/* Print the shared options' help, with h's lines where the commands differ. */
+void ls_probe_help(FILE *fp, const struct ls_probe_help *h);
+
 /*
  * The option loop of a command that runs the probe: the shared options and
  * the command's own (own[nown], their letters in own_short, 'h' for help),
