@@ -26,16 +26,7 @@ static void json_dist(struct ls_json *j, const char *key, const struct ls_summar
 		      const double *v, size_t n)
 {
 	ls_json_obj_open(j, key);
-	ls_json_u64(j, "count", s->count);
-	ls_json_dbl(j, "min_ns", s->min);
-	ls_json_dbl(j, "p50_ns", s->p50);
-	ls_json_dbl(j, "p90_ns", s->p90);
-	ls_json_dbl(j, "p99_ns", s->p99);
-	ls_json_dbl(j, "p999_ns", s->p999);
-	ls_json_dbl(j, "p9999_ns", s->p9999);
-	ls_json_dbl(j, "max_ns", s->max);
-	ls_json_dbl(j, "mean_ns", s->mean);
-	ls_json_dbl(j, "stdev_ns", s->stdev);
+	ls_json_summary_members(j, s);
 	if (v) {
 		ls_json_arr_open(j, "samples_ns");
 		for (size_t i = 0; i < n; i++)

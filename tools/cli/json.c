@@ -136,11 +136,9 @@ void ls_json_end(struct ls_json *j)
 	fflush(j->fp);
 }
 
-/* Write s as a JSON object under key (figures in ns). */
-void ls_json_summary(struct ls_json *j, const char *key,
-		     const struct ls_summary *s)
+/* The members of a summary, in the open object (figures in ns). */
+void ls_json_summary_members(struct ls_json *j, const struct ls_summary *s)
 {
-	ls_json_obj_open(j, key);
 	ls_json_u64(j, "count", s->count);
 	ls_json_dbl(j, "min_ns", s->min);
 	ls_json_dbl(j, "p50_ns", s->p50);
@@ -151,5 +149,13 @@ void ls_json_summary(struct ls_json *j, const char *key,
 	ls_json_dbl(j, "max_ns", s->max);
 	ls_json_dbl(j, "mean_ns", s->mean);
 	ls_json_dbl(j, "stdev_ns", s->stdev);
+}
+
+/* Write s as a JSON object under key (figures in ns). */
+void ls_json_summary(struct ls_json *j, const char *key,
+		     const struct ls_summary *s)
+{
+	ls_json_obj_open(j, key);
+	ls_json_summary_members(j, s);
 	ls_json_obj_close(j);
 }

@@ -36,6 +36,8 @@ void ls_json_null(struct ls_json *j, const char *key);
 /* Finish the document (newline). */
 void ls_json_end(struct ls_json *j);
 
+/* The members of summary s in the open object: count, min_ns ... stdev_ns. */
+void ls_json_summary_members(struct ls_json *j, const struct ls_summary *s);
 /* Write s as a JSON object under key; figures in ns with _ns keys. */
 void ls_json_summary(struct ls_json *j, const char *key,
 		     const struct ls_summary *s);

@@ -181,27 +181,30 @@ static void irqs_by_name(const struct ls_interrupts *in, const char *key,
 	}
 }
 
+/* "KIND 'NAME' does not exist (present: ...)", list naming the ones that do. */
+static int no_such_device(struct ls_err *err, const char *kind, const char *name,
+			  void (*list)(char *buf, size_t len))
+{
+	char present[512];
+
+	list(present, sizeof(present));
+	return ls_errcf(err, LS_E_DEVICE, "%s '%s' does not exist (present: %s)", kind, name,
+			present);
+}
+
 /* Resolve the NIC behind ibdev or ifname. */
 int ls_nic_resolve(const char *ibdev, const char *ifname, struct ls_nic *nic,
 		   struct ls_err *err)
 {
-	char path[PATH_MAX], list[512], buf[128];
+	char path[PATH_MAX], buf[128];
 	struct ls_interrupts in = { 0 };
 	int ret = -1;
 
 	memset(nic, 0, sizeof(*nic));
 	if (ibdev && *ibdev) {
-		if (strchr(ibdev, '/') || strlen(ibdev) >= sizeof(nic->ibdev)) {
-			ls_list_ibdevs(list, sizeof(list));
-			return ls_errcf(err, LS_E_DEVICE, "RDMA device '%s' does not exist (present: %s)",
-					ibdev, list);
-		}
 		snprintf(path, sizeof(path), "/sys/class/infiniband/%s", ibdev);
-		if (access(path, F_OK)) {
-			ls_list_ibdevs(list, sizeof(list));
-			return ls_errcf(err, LS_E_DEVICE, "RDMA device '%s' does not exist (present: %s)",
-					ibdev, list);
-		}
+		if (strchr(ibdev, '/') || strlen(ibdev) >= sizeof(nic->ibdev) || access(path, F_OK))
+			return no_such_device(err, "RDMA device", ibdev, ls_list_ibdevs);
 		snprintf(nic->ibdev, sizeof(nic->ibdev), "%s", ibdev);
 		/* Soft-RoCE and siw name their netdev in "parent". */
 		snprintf(path, sizeof(path), "/sys/class/infiniband/%s/parent", ibdev);
@@ -226,17 +229,9 @@ int ls_nic_resolve(const char *ibdev, const char *ifname, struct ls_nic *nic,
 		}
 	}
 	if (ifname && *ifname) {
-		if (strchr(ifname, '/') || strlen(ifname) >= IF_NAMESIZE) {
-			ls_list_netdevs(list, sizeof(list));
-			return ls_errcf(err, LS_E_DEVICE, "network interface '%s' does not exist (present: %s)",
-					ifname, list);
-		}
 		snprintf(path, sizeof(path), "/sys/class/net/%s", ifname);
-		if (access(path, F_OK)) {
-			ls_list_netdevs(list, sizeof(list));
-			return ls_errcf(err, LS_E_DEVICE, "network interface '%s' does not exist (present: %s)",
-					ifname, list);
-		}
+		if (strchr(ifname, '/') || strlen(ifname) >= IF_NAMESIZE || access(path, F_OK))
+			return no_such_device(err, "network interface", ifname, ls_list_netdevs);
 		snprintf(nic->netdev, sizeof(nic->netdev), "%s", ifname);
 	}
 	if (!nic->ibdev[0] && !nic->netdev[0])
