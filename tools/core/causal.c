@@ -281,6 +281,13 @@ static int u64_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* One of the probe's packets, the sample it names and where its chain began. */
+struct pkt_chain {
+	size_t rec;
+	size_t sample;
+	uint64_t chain;		/* chain_start's, before the send bounds it */
+};
+
 /*
  * The packets' shortest flight, sender's TX_PKT to the start of their
  * chain here, as the low decile over the packets whose chain began at or
@@ -289,38 +296,25 @@ static int u64_cmp(const void *a, const void *b)
  * of them or without in->sent. A packet that came in the middle of a poll
  * was on the wire for at least that long after it was sent: its chain
  * starts no earlier than sent + flight. The clock offset's error is in
- * both terms and cancels.
+ * both terms and cancels. d[np] is scratch.
  */
-static uint64_t flight_estimate(const struct ls_causal_in *in, const struct rx_index *ix)
+static uint64_t flight_estimate(const struct ls_causal_in *in, const struct pkt_chain *pc,
+				size_t np, uint64_t *d)
 {
-	uint64_t *d, f = 0;
 	size_t nd = 0;
 
 	if (!in->sent)
 		return 0;
-	d = malloc((in->nrec ? in->nrec : 1) * sizeof(*d));
-	if (!d)
-		return 0;
-	for (size_t p = 0; p < in->nrec; p++) {
-		const struct ls_record *pk = &in->rec[p];
-		uint64_t chain;
-		long long s;
+	for (size_t k = 0; k < np; k++) {
+		uint64_t sent = in->sent[pc[k].sample];
 
-		if (pk->stage != LS_STAGE_RX_PKT)
-			continue;
-		s = packet_sample(in, pk);
-		if (s < 0 || pk->start_ns > in->seen[s] || !in->sent[s])
-			continue;
-		chain = chain_start(ix, pk->cpu, pk->start_ns);
-		if (chain >= in->sent[s])
-			d[nd++] = chain - in->sent[s];
+		if (sent && pc[k].chain >= sent)
+			d[nd++] = pc[k].chain - sent;
 	}
-	if (nd >= LS_CAUSAL_FLIGHT_MIN) {
-		qsort(d, nd, sizeof(*d), u64_cmp);
-		f = d[nd / 10];
-	}
-	free(d);
-	return f;
+	if (nd < LS_CAUSAL_FLIGHT_MIN)
+		return 0;
+	qsort(d, nd, sizeof(*d), u64_cmp);
+	return d[nd / 10];
 }
 
 /* Link the host's receive-path records to the samples whose packets they carried. */
@@ -328,8 +322,10 @@ int ls_causal_link(const struct ls_causal_in *in, struct ls_causal_out *out,
 		   struct ls_err *err)
 {
 	struct rx_index ix = { 0 };
+	struct pkt_chain *pc = NULL;
+	uint64_t *d = NULL;
 	uint8_t *hit = NULL;
-	size_t cap = 0;
+	size_t cap = 0, np = 0;
 	int ret = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -337,16 +333,17 @@ int ls_causal_link(const struct ls_causal_in *in, struct ls_causal_out *out,
 	out->last_rx = calloc(in->n ? in->n : 1, sizeof(*out->last_rx));
 	out->last_cpu = calloc(in->n ? in->n : 1, sizeof(*out->last_cpu));
 	hit = calloc(in->n ? in->n : 1, 1);
-	if (!out->linked || !out->last_rx || !out->last_cpu || !hit ||
+	pc = malloc((in->nrec ? in->nrec : 1) * sizeof(*pc));
+	d = malloc((in->nrec ? in->nrec : 1) * sizeof(*d));
+	if (!out->linked || !out->last_rx || !out->last_cpu || !hit || !pc || !d ||
 	    rx_index_build(&ix, in->rec, in->nrec)) {
 		ret = ls_errnof(err, ENOMEM, "causal attribution: %zu records", in->nrec);
 		goto out;
 	}
-	out->flight_ns = flight_estimate(in, &ix);
+	/* the probe's packets: their samples, and where their chains began */
 	for (size_t p = 0; p < in->nrec; p++) {
 		const struct ls_record *pk = &in->rec[p];
-		uint64_t t = pk->start_ns, chain, bound;
-		size_t first, last;
+		uint64_t t = pk->start_ns;
 		long long s;
 
 		if (pk->stage != LS_STAGE_RX_PKT)
@@ -361,8 +358,16 @@ int ls_causal_link(const struct ls_causal_in *in, struct ls_causal_out *out,
 			out->last_rx[s] = t;
 			out->last_cpu[s] = pk->cpu;
 		}
-		chain = chain_start(&ix, pk->cpu, t);
-		bound = in->sent && in->sent[s] ? in->sent[s] + out->flight_ns : 0;
+		pc[np++] = (struct pkt_chain){ p, (size_t)s, chain_start(&ix, pk->cpu, t) };
+	}
+	out->flight_ns = flight_estimate(in, pc, np, d);
+	/* each one's chain, bounded by its send, to the host seeing it */
+	for (size_t j = 0; j < np; j++) {
+		const struct ls_record *pk = &in->rec[pc[j].rec];
+		size_t s = pc[j].sample, first, last;
+		uint64_t t = pk->start_ns, chain = pc[j].chain;
+		uint64_t bound = in->sent && in->sent[s] ? in->sent[s] + out->flight_ns : 0;
+
 		if (bound > chain)
 			chain = bound < t ? bound : t;
 		overlap_range(&ix, pk->cpu, chain, in->seen[s], &first, &last);
@@ -371,7 +376,7 @@ int ls_causal_link(const struct ls_causal_in *in, struct ls_causal_out *out,
 
 			if (in->rec[ri].end_ns < chain || in->rec[ri].stage == LS_STAGE_RX_PKT)
 				continue;
-			if (add_link(out, &cap, ri, (size_t)s, chain, in->seen[s])) {
+			if (add_link(out, &cap, ri, s, chain, in->seen[s])) {
 				ret = ls_errnof(err, ENOMEM, "causal attribution: %zu links",
 						out->nlink);
 				goto out;
@@ -404,6 +409,8 @@ out:
 	free(ix.idx);
 	free(ix.maxend);
 	free(hit);
+	free(pc);
+	free(d);
 	if (ret)
 		ls_causal_free(out);
 	return ret;
