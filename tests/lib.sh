@@ -44,6 +44,12 @@ check() {
 	local desc=$1 out; shift
 	if out=$("$@" 2>&1); then ok "$desc"; else not_ok "$desc" "command: $*" "$out"; fi
 }
+# check_diag DESC CMD...: check, with CMD's output shown (as a diagnostic)
+# whether it passes or not: for checks whose margin is worth reading.
+check_diag() {
+	local desc=$1 out; shift
+	if out=$("$@" 2>&1); then ok "$desc"; diag "$out"; else not_ok "$desc" "command: $*" "$out"; fi
+}
 # check_fails DESC CMD...: ok when CMD exits non-zero.
 check_fails() {
 	local desc=$1 out; shift

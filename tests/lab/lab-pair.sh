@@ -6,7 +6,7 @@
 # and timeouts reach the host, both Soft-RoCE ports are ACTIVE, and perftest's
 # ib_write_lat completes between the nodes at 4 B and 4096 B.
 . "$(dirname "$0")/../lib.sh"
-plan 12
+plan 13
 
 rel=$(lab_kver)
 short=${LS_KVER_SHORT:-6.1}
@@ -29,6 +29,18 @@ if [ "$short" = 6.1-rt ]; then
 else
 	check "non-RT kernel is not realtime" lab_exec 0 'test ! -e /sys/kernel/realtime'
 fi
+
+# The guests' clock is the TSC, as on real hosts (tools/lab/lab boots them
+# with tsc=reliable; two-CPU guests would otherwise time everything by the
+# emulated HPET).
+tsc_both() {
+	local n cs
+	for n in 0 1; do
+		cs=$(lab_exec "$n" cat /sys/devices/system/clocksource/clocksource0/current_clocksource)
+		[ "$cs" = tsc ] || { echo "node$n: clocksource '$cs'"; return 1; }
+	done
+}
+check "both nodes time by the TSC clocksource, not an emulated device" tsc_both
 
 lab_exec 1 'exit 7' >/dev/null 2>&1
 rc=$?
