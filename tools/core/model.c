@@ -104,24 +104,40 @@ static int num_unit(const char *s, double *v, const char **unit, struct ls_err *
 	return 0;
 }
 
+/* A unit's name and what it multiplies by. */
+struct unit {
+	const char *u;
+	double m;
+};
+
+/* The multiplier of unit among units[n] into *m; false if it is none of them. */
+static bool unit_mult(const struct unit *units, size_t n, const char *unit, double *m)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(unit, units[i].u)) {
+			*m = units[i].m;
+			return true;
+		}
+	}
+	return false;
+}
+
 /* Parse a size in bytes with an optional decimal or binary unit. */
 int ls_parse_bytes(const char *s, double *bytes, struct ls_err *err, const char *what)
 {
-	static const struct { const char *u; double m; } units[] = {
+	static const struct unit units[] = {
 		{ "", 1 }, { "B", 1 }, { "kB", 1e3 }, { "KB", 1e3 }, { "MB", 1e6 },
 		{ "GB", 1e9 }, { "TB", 1e12 }, { "KiB", 1024.0 }, { "MiB", 1048576.0 },
 		{ "GiB", 1073741824.0 }, { "TiB", 1099511627776.0 },
 	};
 	const char *unit;
-	double v;
+	double v, m;
 
 	if (num_unit(s, &v, &unit, err, what))
 		return -1;
-	for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
-		if (!strcmp(unit, units[i].u)) {
-			*bytes = v * units[i].m;
-			return 0;
-		}
+	if (unit_mult(units, ARRAY_SIZE(units), unit, &m)) {
+		*bytes = v * m;
+		return 0;
 	}
 	return ls_errf(err, "%s: '%s' has an unknown unit (B, kB, MB, GB, TB, KiB, MiB, GiB, TiB)",
 		       what, s);
@@ -130,23 +146,21 @@ int ls_parse_bytes(const char *s, double *bytes, struct ls_err *err, const char 
 /* Parse a rate into bytes per second. */
 int ls_parse_rate(const char *s, double *bps, struct ls_err *err, const char *what)
 {
-	static const struct { const char *u; double m; } units[] = {
+	static const struct unit units[] = {
 		{ "", 1e9 }, { "GB/s", 1e9 }, { "MB/s", 1e6 }, { "TB/s", 1e12 },
 		{ "Gbit/s", 1e9 / 8 }, { "Gb/s", 1e9 / 8 }, { "Mbit/s", 1e6 / 8 },
 		{ "Mb/s", 1e6 / 8 }, { "Tbit/s", 1e12 / 8 }, { "Tb/s", 1e12 / 8 },
 	};
 	const char *unit;
-	double v;
+	double v, m;
 
 	if (num_unit(s, &v, &unit, err, what))
 		return -1;
-	for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
-		if (!strcmp(unit, units[i].u)) {
-			*bps = v * units[i].m;
-			if (!(*bps > 0))
-				return ls_errf(err, "%s: must be > 0", what);
-			return 0;
-		}
+	if (unit_mult(units, ARRAY_SIZE(units), unit, &m)) {
+		*bps = v * m;
+		if (!(*bps > 0))
+			return ls_errf(err, "%s: must be > 0", what);
+		return 0;
 	}
 	return ls_errf(err, "%s: '%s' has an unknown unit (GB/s, MB/s, TB/s, Gbit/s, Gb/s, Mbit/s, Tbit/s)",
 		       what, s);
@@ -155,20 +169,18 @@ int ls_parse_rate(const char *s, double *bps, struct ls_err *err, const char *wh
 /* Parse a duration that must carry a unit into seconds. */
 int ls_parse_time_s(const char *s, double *sec, struct ls_err *err, const char *what)
 {
-	static const struct { const char *u; double m; } units[] = {
+	static const struct unit units[] = {
 		{ "ns", 1e-9 }, { "us", 1e-6 }, { "\xc2\xb5s", 1e-6 }, { "ms", 1e-3 },
 		{ "s", 1 },
 	};
 	const char *unit;
-	double v;
+	double v, m;
 
 	if (num_unit(s, &v, &unit, err, what))
 		return -1;
-	for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
-		if (!strcmp(unit, units[i].u)) {
-			*sec = v * units[i].m;
-			return 0;
-		}
+	if (unit_mult(units, ARRAY_SIZE(units), unit, &m)) {
+		*sec = v * m;
+		return 0;
 	}
 	if (!*unit)
 		return ls_errf(err, "%s: '%s' needs a unit (ns, us, ms, s)", what, s);
