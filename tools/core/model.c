@@ -110,16 +110,31 @@ struct unit {
 	double m;
 };
 
-/* The multiplier of unit among units[n] into *m; false if it is none of them. */
-static bool unit_mult(const struct unit *units, size_t n, const char *unit, double *m)
+/* The units a number may carry, and their names for messages. */
+struct unit_set {
+	const struct unit *v;
+	size_t n;
+	const char *names;
+};
+
+/* Parse a number with one of set's units into *out, scaled by the unit. */
+static int parse_units(const char *s, const struct unit_set *set, double *out,
+		       struct ls_err *err, const char *what)
 {
-	for (size_t i = 0; i < n; i++) {
-		if (!strcmp(unit, units[i].u)) {
-			*m = units[i].m;
-			return true;
+	const char *unit = "";
+	double v = 0;
+
+	if (num_unit(s, &v, &unit, err, what))
+		return -1;
+	for (size_t i = 0; i < set->n; i++) {
+		if (!strcmp(unit, set->v[i].u)) {
+			*out = v * set->v[i].m;
+			return 0;
 		}
 	}
-	return false;
+	if (!*unit)
+		return ls_errf(err, "%s: '%s' needs a unit (%s)", what, s, set->names);
+	return ls_errf(err, "%s: '%s' has an unknown unit (%s)", what, s, set->names);
 }
 
 /* Parse a size in bytes with an optional decimal or binary unit. */
@@ -130,17 +145,11 @@ int ls_parse_bytes(const char *s, double *bytes, struct ls_err *err, const char 
 		{ "GB", 1e9 }, { "TB", 1e12 }, { "KiB", 1024.0 }, { "MiB", 1048576.0 },
 		{ "GiB", 1073741824.0 }, { "TiB", 1099511627776.0 },
 	};
-	const char *unit;
-	double v, m;
+	static const struct unit_set set = {
+		units, ARRAY_SIZE(units), "B, kB, MB, GB, TB, KiB, MiB, GiB, TiB"
+	};
 
-	if (num_unit(s, &v, &unit, err, what))
-		return -1;
-	if (unit_mult(units, ARRAY_SIZE(units), unit, &m)) {
-		*bytes = v * m;
-		return 0;
-	}
-	return ls_errf(err, "%s: '%s' has an unknown unit (B, kB, MB, GB, TB, KiB, MiB, GiB, TiB)",
-		       what, s);
+	return parse_units(s, &set, bytes, err, what);
 }
 
 /* Parse a rate into bytes per second. */
@@ -151,19 +160,17 @@ int ls_parse_rate(const char *s, double *bps, struct ls_err *err, const char *wh
 		{ "Gbit/s", 1e9 / 8 }, { "Gb/s", 1e9 / 8 }, { "Mbit/s", 1e6 / 8 },
 		{ "Mb/s", 1e6 / 8 }, { "Tbit/s", 1e12 / 8 }, { "Tb/s", 1e12 / 8 },
 	};
-	const char *unit;
-	double v, m;
+	static const struct unit_set set = {
+		units, ARRAY_SIZE(units), "GB/s, MB/s, TB/s, Gbit/s, Gb/s, Mbit/s, Tbit/s"
+	};
+	int ret;
 
-	if (num_unit(s, &v, &unit, err, what))
-		return -1;
-	if (unit_mult(units, ARRAY_SIZE(units), unit, &m)) {
-		*bps = v * m;
-		if (!(*bps > 0))
-			return ls_errf(err, "%s: must be > 0", what);
-		return 0;
-	}
-	return ls_errf(err, "%s: '%s' has an unknown unit (GB/s, MB/s, TB/s, Gbit/s, Gb/s, Mbit/s, Tbit/s)",
-		       what, s);
+	ret = parse_units(s, &set, bps, err, what);
+	if (ret)
+		return ret;
+	if (!(*bps > 0))
+		return ls_errf(err, "%s: must be > 0", what);
+	return 0;
 }
 
 /* Parse a duration that must carry a unit into seconds. */
@@ -173,16 +180,7 @@ int ls_parse_time_s(const char *s, double *sec, struct ls_err *err, const char *
 		{ "ns", 1e-9 }, { "us", 1e-6 }, { "\xc2\xb5s", 1e-6 }, { "ms", 1e-3 },
 		{ "s", 1 },
 	};
-	const char *unit;
-	double v, m;
+	static const struct unit_set set = { units, ARRAY_SIZE(units), "ns, us, ms, s" };
 
-	if (num_unit(s, &v, &unit, err, what))
-		return -1;
-	if (unit_mult(units, ARRAY_SIZE(units), unit, &m)) {
-		*sec = v * m;
-		return 0;
-	}
-	if (!*unit)
-		return ls_errf(err, "%s: '%s' needs a unit (ns, us, ms, s)", what, s);
-	return ls_errf(err, "%s: '%s' has an unknown unit (ns, us, ms, s)", what, s);
+	return parse_units(s, &set, sec, err, what);
 }
