@@ -59,6 +59,16 @@ int ls_errnof(struct ls_err *err, int errnum, const char *fmt, ...)
 	return -1;
 }
 
+/* A getopt_long() failure's message (see util.h); returns LS_EXIT_USAGE. */
+int ls_getopt_err(int c, const char *opt, const char *cmd, struct ls_err *err)
+{
+	if (c == ':')
+		ls_errf(err, "option '%s' needs an argument", opt);
+	else
+		ls_errf(err, "unknown option '%s' (see 'latsplit %s --help')", opt, cmd);
+	return LS_EXIT_USAGE;
+}
+
 /* Prefix an existing error message with more context; returns -1. */
 int ls_err_wrap(struct ls_err *err, const char *fmt, ...)
 {
