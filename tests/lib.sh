@@ -110,3 +110,18 @@ expect_rc() {
 	if [ "$rc" = "$want" ] && grep -qE -- "$pat" <<<"$out"; then ok "$desc"
 	else not_ok "$desc" "rc=$rc (want $want), want /$pat/" "$out"; fi
 }
+
+# lab_workdir NAME: the lab's shared directory into $SH (skip the script
+# without one) and a scratch directory $W=$SH/NAME.PID in it, made.
+lab_workdir() {
+	SH=$(lab_shared) || skip_all "no lab shared directory (LAB_NAME=${LAB_NAME:-unset})"
+	W=$SH/$1.$$
+	mkdir -p "$W"
+}
+
+# lab_nic_irqs: node0's eth0 MSI IRQs, comma-separated, into $irqs; without
+# any, a failed test and the end of the script.
+lab_nic_irqs() {
+	irqs=$(lab_exec 0 "ls /sys/class/net/eth0/device/../msi_irqs 2>/dev/null | sort -n | paste -sd, -")
+	[ -n "$irqs" ] || { not_ok "node0: find eth0's MSI IRQs"; done_testing; }
+}
