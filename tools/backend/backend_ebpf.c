@@ -209,22 +209,12 @@ static uint32_t ring_bytes(unsigned int ring_kib)
 static void choose_programs(struct latsplit_bpf *s, bool raw_tp, bool sched,
 			    bool tasks, bool kprobe, bool records)
 {
-	struct bpf_program *btf[] = {
-		s->progs.btf_irq_entry, s->progs.btf_irq_exit,
-		s->progs.btf_softirq_raise, s->progs.btf_softirq_entry,
-		s->progs.btf_softirq_exit, s->progs.btf_napi_poll,
-		s->progs.btf_sched_switch, s->progs.btf_sched_wakeup,
-		s->progs.btf_sched_waking, s->progs.btf_rx_skb,
-		s->progs.btf_tx_skb,
-	};
-	struct bpf_program *raw[] = {
-		s->progs.raw_irq_entry, s->progs.raw_irq_exit,
-		s->progs.raw_softirq_raise, s->progs.raw_softirq_entry,
-		s->progs.raw_softirq_exit, s->progs.raw_napi_poll,
-		s->progs.raw_sched_switch, s->progs.raw_sched_wakeup,
-		s->progs.raw_sched_waking, s->progs.raw_rx_skb,
-		s->progs.raw_tx_skb,
-	};
+#define BTF_PROG(tp, name, call, args...)	s->progs.btf_##name,
+#define RAW_PROG(tp, name, call, args...)	s->progs.raw_##name,
+	struct bpf_program *btf[] = { LS_EBPF_TRACEPOINTS(BTF_PROG) };
+	struct bpf_program *raw[] = { LS_EBPF_TRACEPOINTS(RAW_PROG) };
+#undef BTF_PROG
+#undef RAW_PROG
 
 	for (size_t i = 0; i < ARRAY_SIZE(btf); i++) {
 		/*
