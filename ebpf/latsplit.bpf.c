@@ -637,141 +637,20 @@ static __always_inline int on_skb(struct sk_buff *skb, bool tx)
 	return 0;
 }
 
-/* tp_btf programs (BTF-typed arguments). */
-SEC("tp_btf/irq_handler_entry")
-int BPF_PROG(btf_irq_entry, int irq, struct irqaction *action)
-{
-	return paused ? 0 : on_irq_entry(irq);
-}
+/* One tracepoint's program of kind (tp_btf or raw_tp), prefix its name's start. */
+#define LS_EBPF_PROG(kind, prefix, tp, name, call, args...)				\
+	SEC(#kind "/" #tp)								\
+	int BPF_PROG(prefix##_##name, args)						\
+	{										\
+		return paused ? 0 : call;						\
+	}
+#define LS_EBPF_BTF_PROG(tp, name, call, args...)					\
+	LS_EBPF_PROG(tp_btf, btf, tp, name, call, args)
+#define LS_EBPF_RAW_PROG(tp, name, call, args...)					\
+	LS_EBPF_PROG(raw_tp, raw, tp, name, call, args)
 
-SEC("tp_btf/irq_handler_exit")
-int BPF_PROG(btf_irq_exit, int irq, struct irqaction *action, int ret)
-{
-	return paused ? 0 : on_irq_exit(irq, action, ret);
-}
-
-SEC("tp_btf/softirq_raise")
-int BPF_PROG(btf_softirq_raise, unsigned int vec)
-{
-	return paused ? 0 : on_softirq_raise(vec);
-}
-
-SEC("tp_btf/softirq_entry")
-int BPF_PROG(btf_softirq_entry, unsigned int vec)
-{
-	return paused ? 0 : on_softirq_entry(vec);
-}
-
-SEC("tp_btf/softirq_exit")
-int BPF_PROG(btf_softirq_exit, unsigned int vec)
-{
-	return paused ? 0 : on_softirq_exit(vec);
-}
-
-SEC("tp_btf/napi_poll")
-int BPF_PROG(btf_napi_poll, struct napi_struct *napi, int work, int budget)
-{
-	return paused ? 0 : on_napi_poll(napi, work);
-}
-
-SEC("tp_btf/sched_switch")
-int BPF_PROG(btf_sched_switch, bool preempt, struct task_struct *prev,
-	     struct task_struct *next)
-{
-	return paused ? 0 : on_switch(preempt, prev, next);
-}
-
-SEC("tp_btf/sched_wakeup")
-int BPF_PROG(btf_sched_wakeup, struct task_struct *p)
-{
-	return paused ? 0 : on_wakeup(p);
-}
-
-SEC("tp_btf/sched_waking")
-int BPF_PROG(btf_sched_waking, struct task_struct *p)
-{
-	return paused ? 0 : on_waking(p);
-}
-
-SEC("tp_btf/netif_receive_skb")
-int BPF_PROG(btf_rx_skb, struct sk_buff *skb)
-{
-	return paused ? 0 : on_skb(skb, false);
-}
-
-SEC("tp_btf/net_dev_start_xmit")
-int BPF_PROG(btf_tx_skb, struct sk_buff *skb, struct net_device *dev)
-{
-	return paused ? 0 : on_skb(skb, true);
-}
-
-/* raw_tp fallbacks: same bodies, untyped u64 arguments. */
-SEC("raw_tp/irq_handler_entry")
-int BPF_PROG(raw_irq_entry, int irq, struct irqaction *action)
-{
-	return paused ? 0 : on_irq_entry(irq);
-}
-
-SEC("raw_tp/irq_handler_exit")
-int BPF_PROG(raw_irq_exit, int irq, struct irqaction *action, int ret)
-{
-	return paused ? 0 : on_irq_exit(irq, action, ret);
-}
-
-SEC("raw_tp/softirq_raise")
-int BPF_PROG(raw_softirq_raise, unsigned int vec)
-{
-	return paused ? 0 : on_softirq_raise(vec);
-}
-
-SEC("raw_tp/softirq_entry")
-int BPF_PROG(raw_softirq_entry, unsigned int vec)
-{
-	return paused ? 0 : on_softirq_entry(vec);
-}
-
-SEC("raw_tp/softirq_exit")
-int BPF_PROG(raw_softirq_exit, unsigned int vec)
-{
-	return paused ? 0 : on_softirq_exit(vec);
-}
-
-SEC("raw_tp/napi_poll")
-int BPF_PROG(raw_napi_poll, struct napi_struct *napi, int work, int budget)
-{
-	return paused ? 0 : on_napi_poll(napi, work);
-}
-
-SEC("raw_tp/sched_switch")
-int BPF_PROG(raw_sched_switch, bool preempt, struct task_struct *prev,
-	     struct task_struct *next)
-{
-	return paused ? 0 : on_switch(preempt, prev, next);
-}
-
-SEC("raw_tp/sched_wakeup")
-int BPF_PROG(raw_sched_wakeup, struct task_struct *p)
-{
-	return paused ? 0 : on_wakeup(p);
-}
-
-SEC("raw_tp/sched_waking")
-int BPF_PROG(raw_sched_waking, struct task_struct *p)
-{
-	return paused ? 0 : on_waking(p);
-}
-
-SEC("raw_tp/netif_receive_skb")
-int BPF_PROG(raw_rx_skb, struct sk_buff *skb)
-{
-	return paused ? 0 : on_skb(skb, false);
-}
-
-SEC("raw_tp/net_dev_start_xmit")
-int BPF_PROG(raw_tx_skb, struct sk_buff *skb, struct net_device *dev)
-{
-	return paused ? 0 : on_skb(skb, true);
-}
+LS_EBPF_TRACEPOINTS(LS_EBPF_BTF_PROG)
+LS_EBPF_TRACEPOINTS(LS_EBPF_RAW_PROG)
 
 /* RDMA completion event being queued: WAKEUP's start for whom it wakes. */
 SEC("kprobe/ib_uverbs_comp_handler")

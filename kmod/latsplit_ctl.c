@@ -180,21 +180,7 @@ static const struct file_operations ls_hist_fops = {
 	.llseek = ls_hist_llseek,
 };
 
-static const char *const ls_stage_names[LS_NR_STAGES] = {
-	[LS_STAGE_HARDIRQ] = "hardirq",
-	[LS_STAGE_SOFTIRQ_WAIT] = "softirq_wait",
-	[LS_STAGE_SOFTIRQ_RUN] = "softirq_run",
-	[LS_STAGE_NAPI_POLL] = "napi_poll",
-	[LS_STAGE_COMPLETION] = "completion",
-	[LS_STAGE_WAKEUP] = "wakeup",
-	[LS_STAGE_INTERFERENCE] = "interference",
-	[LS_STAGE_PREEMPT] = "preempt",
-	[LS_STAGE_IRQ_THREAD] = "irq_thread",
-	[LS_STAGE_RX_PKT] = "rx_pkt",
-	[LS_STAGE_DELIVER] = "deliver",
-	[LS_STAGE_TX_PKT] = "tx_pkt",
-	[LS_STAGE_SEND] = "send",
-};
+static const char *const ls_stage_names[LS_NR_STAGES] = LS_STAGE_NAMES;
 
 /* Stage and id of a slot (IRQ slots name the IRQ from the watched list). */
 static void ls_slot_stage(u32 slot, const u32 *irqs, u32 nr_irqs, u32 *stage,

@@ -97,3 +97,37 @@ ebpf_host_require() {
 	[ -r /sys/kernel/btf/vmlinux ] || skip_all "kernel has no BTF (/sys/kernel/btf/vmlinux)"
 	command -v python3 >/dev/null || skip_all "python3 missing ($1)"
 }
+
+# cli_test_setup WHAT_PYTHON_DOES: start a host test of the CLI: python3 and
+# the built CLI present, TAP counted as it goes, a scratch directory $T
+# removed at exit.
+cli_test_setup() {
+	command -v python3 >/dev/null || skip_all "python3 not installed ($1)"
+	[ -x "$LS_BIN" ] || skip_all "build/latsplit not built (make tools)"
+	plan_none
+	T=$(mktemp -d)
+	trap 'rm -rf "$T"' EXIT
+}
+
+# expect_rc DESC RC PATTERN CMD...: CMD exits RC and its output matches PATTERN.
+expect_rc() {
+	local desc=$1 want=$2 pat=$3 out rc; shift 3
+	out=$("$@" 2>&1); rc=$?
+	if [ "$rc" = "$want" ] && grep -qE -- "$pat" <<<"$out"; then ok "$desc"
+	else not_ok "$desc" "rc=$rc (want $want), want /$pat/" "$out"; fi
+}
+
+# lab_workdir NAME: the lab's shared directory into $SH (skip the script
+# without one) and a scratch directory $W=$SH/NAME.PID in it, made.
+lab_workdir() {
+	SH=$(lab_shared) || skip_all "no lab shared directory (LAB_NAME=${LAB_NAME:-unset})"
+	W=$SH/$1.$$
+	mkdir -p "$W"
+}
+
+# lab_nic_irqs: node0's eth0 MSI IRQs, comma-separated, into $irqs; without
+# any, a failed test and the end of the script.
+lab_nic_irqs() {
+	irqs=$(lab_exec 0 "ls /sys/class/net/eth0/device/../msi_irqs 2>/dev/null | sort -n | paste -sd, -")
+	[ -n "$irqs" ] || { not_ok "node0: find eth0's MSI IRQs"; done_testing; }
+}

@@ -81,6 +81,23 @@ enum ls_stage {
 	LS_NR_STAGES		= 13,
 };
 
+/* Initializer of a name table indexed by enum ls_stage. */
+#define LS_STAGE_NAMES {					\
+	[LS_STAGE_HARDIRQ]	= "hardirq",			\
+	[LS_STAGE_SOFTIRQ_WAIT]	= "softirq_wait",		\
+	[LS_STAGE_SOFTIRQ_RUN]	= "softirq_run",		\
+	[LS_STAGE_NAPI_POLL]	= "napi_poll",			\
+	[LS_STAGE_COMPLETION]	= "completion",			\
+	[LS_STAGE_WAKEUP]	= "wakeup",			\
+	[LS_STAGE_INTERFERENCE]	= "interference",		\
+	[LS_STAGE_PREEMPT]	= "preempt",			\
+	[LS_STAGE_IRQ_THREAD]	= "irq_thread",			\
+	[LS_STAGE_RX_PKT]	= "rx_pkt",			\
+	[LS_STAGE_DELIVER]	= "deliver",			\
+	[LS_STAGE_TX_PKT]	= "tx_pkt",			\
+	[LS_STAGE_SEND]		= "send",			\
+}
+
 /* Softirq vectors as the kernel numbers them (include/linux/interrupt.h). */
 #define LS_SOFTIRQ_HI		0
 #define LS_SOFTIRQ_TIMER	1

@@ -6,11 +6,7 @@
 # the stated alpha rate; a known slowdown is a regression (exit 1) only
 # above --max-regress; an improvement is "faster" and exit 0.
 . "$(dirname "$0")/../lib.sh"
-command -v python3 >/dev/null || skip_all "python3 not installed (generates the synthetic documents)"
-[ -x "$LS_BIN" ] || skip_all "build/latsplit not built (make tools)"
-plan_none
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+cli_test_setup "generates the synthetic documents"
 
 # gen SPEC...: one breakdown-like document, three parts, per SPEC
 # OUT:SEED:SCALE_PROCESSING[:KIND[:N]] (one python for them all).
@@ -32,14 +28,6 @@ for spec in sys.argv[1:]:
            "total": {"count": n, "p50_ns": 1.0, "p99_ns": 2.0}}
     json.dump(doc, open(out, "w"))
 PY
-}
-
-# expect_rc DESC RC PATTERN CMD...: CMD exits RC and its output matches PATTERN.
-expect_rc() {
-	local desc=$1 want=$2 pat=$3 out rc; shift 3
-	out=$("$@" 2>&1); rc=$?
-	if [ "$rc" = "$want" ] && grep -qE -- "$pat" <<<"$out"; then ok "$desc"
-	else not_ok "$desc" "rc=$rc (want $want), want /$pat/" "$out"; fi
 }
 
 gen "$T/a.json:1:1.0" "$T/a2.json:2:1.0" "$T/slow.json:3:1.3" "$T/irq.json:4:1.0:irq"

@@ -4,19 +4,8 @@
 # --json carries the same figures, --from takes p50 and p99 from a probe or
 # breakdown document (summary or samples_ns), and bad input exits 2.
 . "$(dirname "$0")/../lib.sh"
-command -v python3 >/dev/null || skip_all "python3 not installed (checks the JSON)"
-[ -x "$LS_BIN" ] || skip_all "build/latsplit not built (make tools)"
-plan_none
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+cli_test_setup "checks the JSON"
 
-# expect_rc DESC RC PATTERN CMD...: CMD exits RC and its output matches PATTERN.
-expect_rc() {
-	local desc=$1 want=$2 pat=$3 out rc; shift 3
-	out=$("$@" 2>&1); rc=$?
-	if [ "$rc" = "$want" ] && grep -qE -- "$pat" <<<"$out"; then ok "$desc"
-	else not_ok "$desc" "rc=$rc (want $want), want /$pat/" "$out"; fi
-}
 # json_check DESC PYTHON-ASSERTS CMD...: run CMD, feed its stdout to the asserts as d.
 json_check() {
 	local desc=$1 py=$2 out; shift 2

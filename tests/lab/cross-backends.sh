@@ -25,9 +25,7 @@ BIN=${LS_EBPF_BIN:-$LS_BIN}
 [ -x "$BIN" ] || skip_all "$BIN not built (make tools)"
 KO=${LS_KMOD_KO:-$LS_TOP/build/kmod/$(lab_kver)/kmod/latsplit.ko}
 [ -r "$KO" ] || { echo "Bail out! $KO missing: run 'make modules-all' on the host"; exit 1; }
-SH=$(lab_shared) || skip_all "no lab shared directory (LAB_NAME=${LAB_NAME:-unset})"
-W=$SH/cross-backends.$$
-mkdir -p "$W"
+lab_workdir cross-backends
 cleanup() {
 	lab_exec 0 "pkill -x ping; ! grep -q '^latsplit ' /proc/modules || rmmod latsplit" >/dev/null 2>&1
 	rm -rf "$W"
@@ -36,8 +34,7 @@ trap cleanup EXIT
 
 plan_none
 kver=$(lab_kver)
-irqs=$(lab_exec 0 "ls /sys/class/net/eth0/device/../msi_irqs 2>/dev/null | sort -n | paste -sd, -")
-[ -n "$irqs" ] || { not_ok "node0: find eth0's MSI IRQs"; done_testing; }
+lab_nic_irqs
 check "$kver: insmod latsplit.ko" lab_exec 0 "rmmod latsplit 2>/dev/null; insmod $KO"
 
 # Both run until SIGINT, the module's probes registered first (the order

@@ -13,9 +13,7 @@
 BIN=${LS_EBPF_BIN:-$LS_BIN}
 RUNS=$(lab_reps 12 8)
 [ -x "$BIN" ] || skip_all "$BIN not built (make tools)"
-SH=$(lab_shared) || skip_all "no lab shared directory (LAB_NAME=${LAB_NAME:-unset})"
-W=$SH/ebpf-attach.$$
-mkdir -p "$W"
+lab_workdir ebpf-attach
 cleanup() {
 	lab_exec 1 "pkill -x ping" >/dev/null 2>&1
 	rm -rf "$W"
@@ -24,8 +22,7 @@ trap cleanup EXIT
 
 plan_none
 kver=$(lab_kver)
-irqs=$(lab_exec 0 "ls /sys/class/net/eth0/device/../msi_irqs 2>/dev/null | sort -n | paste -sd, -")
-[ -n "$irqs" ] || { not_ok "node0: find eth0's MSI IRQs"; done_testing; }
+lab_nic_irqs
 
 cat > "$W/loop.sh" <<EOF
 fail=0 quiet=0

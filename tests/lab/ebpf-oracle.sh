@@ -21,9 +21,7 @@
 
 BIN=${LS_EBPF_BIN:-$LS_BIN}
 [ -x "$BIN" ] || skip_all "$BIN not built (make tools)"
-SH=$(lab_shared) || skip_all "no lab shared directory (LAB_NAME=${LAB_NAME:-unset})"
-W=$SH/ebpf-oracle.$$
-mkdir -p "$W"
+lab_workdir ebpf-oracle
 cleanup() {
 	lab_exec 0 "pkill -x ping" >/dev/null 2>&1
 	rm -rf "$W"
@@ -33,11 +31,7 @@ trap cleanup EXIT
 plan_none
 kver=$(lab_kver)
 diag "guest kernel $kver"
-irqs=$(lab_exec 0 "ls /sys/class/net/eth0/device/../msi_irqs 2>/dev/null | sort -n | paste -sd, -")
-if [ -z "$irqs" ]; then
-	not_ok "node0: find eth0's MSI IRQs"
-	done_testing
-fi
+lab_nic_irqs
 diag "node0: eth0 IRQs $irqs"
 
 cat > "$W/load.sh" <<EOF

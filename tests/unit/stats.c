@@ -49,33 +49,35 @@ TEST(even_count)
 	EXPECT_NEAR(sqrt(5.0 / 3.0), s.stdev, EPS);	/* (2.25 + .25 + .25 + 2.25) / 3 */
 }
 
+/* Every statistic of n copies of x is x, and the spread is 0. */
+static void expect_constant(struct __test_metadata *_metadata, double *v, size_t n,
+			    double x)
+{
+	struct ls_summary s;
+
+	ls_summarize(v, n, &s);
+	EXPECT_EQ(n, s.count);
+	EXPECT_EQ(x, s.min);
+	EXPECT_EQ(x, s.p50);
+	EXPECT_EQ(x, s.p99);
+	EXPECT_EQ(x, s.p9999);
+	EXPECT_EQ(x, s.max);
+	EXPECT_EQ(x, s.mean);
+	EXPECT_EQ(0, s.stdev);
+}
+
 TEST(one_sample)
 {
 	double v[] = { 7.5 };
-	struct ls_summary s;
 
-	ls_summarize(v, 1, &s);
-	EXPECT_EQ(1, s.count);
-	EXPECT_EQ(7.5, s.min);
-	EXPECT_EQ(7.5, s.p50);
-	EXPECT_EQ(7.5, s.p9999);
-	EXPECT_EQ(7.5, s.max);
-	EXPECT_EQ(7.5, s.mean);
-	EXPECT_EQ(0, s.stdev);
+	expect_constant(_metadata, v, 1, 7.5);
 }
 
 TEST(all_equal)
 {
 	double v[] = { 2, 2, 2, 2, 2, 2 };
-	struct ls_summary s;
 
-	ls_summarize(v, 6, &s);
-	EXPECT_EQ(2, s.min);
-	EXPECT_EQ(2, s.p50);
-	EXPECT_EQ(2, s.p99);
-	EXPECT_EQ(2, s.max);
-	EXPECT_EQ(2, s.mean);
-	EXPECT_EQ(0, s.stdev);
+	expect_constant(_metadata, v, 6, 2);
 }
 
 TEST(hundred_values_exact_ranks)

@@ -209,22 +209,12 @@ static uint32_t ring_bytes(unsigned int ring_kib)
 static void choose_programs(struct latsplit_bpf *s, bool raw_tp, bool sched,
 			    bool tasks, bool kprobe, bool records)
 {
-	struct bpf_program *btf[] = {
-		s->progs.btf_irq_entry, s->progs.btf_irq_exit,
-		s->progs.btf_softirq_raise, s->progs.btf_softirq_entry,
-		s->progs.btf_softirq_exit, s->progs.btf_napi_poll,
-		s->progs.btf_sched_switch, s->progs.btf_sched_wakeup,
-		s->progs.btf_sched_waking, s->progs.btf_rx_skb,
-		s->progs.btf_tx_skb,
-	};
-	struct bpf_program *raw[] = {
-		s->progs.raw_irq_entry, s->progs.raw_irq_exit,
-		s->progs.raw_softirq_raise, s->progs.raw_softirq_entry,
-		s->progs.raw_softirq_exit, s->progs.raw_napi_poll,
-		s->progs.raw_sched_switch, s->progs.raw_sched_wakeup,
-		s->progs.raw_sched_waking, s->progs.raw_rx_skb,
-		s->progs.raw_tx_skb,
-	};
+#define BTF_PROG(tp, name, call, args...)	s->progs.btf_##name,
+#define RAW_PROG(tp, name, call, args...)	s->progs.raw_##name,
+	struct bpf_program *btf[] = { LS_EBPF_TRACEPOINTS(BTF_PROG) };
+	struct bpf_program *raw[] = { LS_EBPF_TRACEPOINTS(RAW_PROG) };
+#undef BTF_PROG
+#undef RAW_PROG
 
 	for (size_t i = 0; i < ARRAY_SIZE(btf); i++) {
 		/*
@@ -310,17 +300,12 @@ static void stats_on(struct ls_backend *b);
 static void stats_off(struct ls_backend *b);
 static int obs_read(struct ls_backend *b, struct ls_obs_cell *cell, struct ls_err *err);
 
-/* Load tp_btf programs, falling back to raw_tp; attach; open the ring. */
-static int ebpf_open(struct ls_backend **out, const struct ls_backend_cfg *cfg,
-		     struct ls_err *err)
+/* Check the configuration and the system before anything is loaded. */
+static int open_checks(const struct ls_backend_cfg *cfg, const char *mode,
+		       struct ls_err *err)
 {
-	const char *mode = getenv("LS_EBPF_ATTACH");
-	bool sched, threaded, kprobe, raw_tp;
 	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
-	struct ls_backend *b;
-	int ret;
 
-	*out = NULL;
 	if (cfg->nr_irqs > LS_MAX_IRQS || cfg->nr_pids > LS_MAX_TASKS)
 		return ls_errf(err, "ebpf: at most %d IRQs and %d tasks", LS_MAX_IRQS,
 			       LS_MAX_TASKS);
@@ -341,7 +326,112 @@ static int ebpf_open(struct ls_backend **out, const struct ls_backend_cfg *cfg,
 	/* Kernels before 5.11 charge BPF memory to RLIMIT_MEMLOCK. */
 	if (setrlimit(RLIMIT_MEMLOCK, &rl) && cfg->verbose)
 		ls_warn("ebpf: cannot raise RLIMIT_MEMLOCK: %s", strerror(errno));
+	return 0;
+}
 
+/* Allocate the backend and fill in what the configuration gives. */
+static int backend_new(struct ls_backend **out,
+		       const struct ls_backend_cfg *cfg, struct ls_err *err)
+{
+	struct ls_backend *b;
+	int ret;
+
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return ls_errnof(err, errno, "ebpf: out of memory");
+	b->stats_fd = -1;
+	b->nr_irqs = cfg->nr_irqs;
+	memcpy(b->irqs, cfg->irqs, sizeof(b->irqs));
+	b->nr_hist = LS_EBPF_NR_HIST(cfg->nr_irqs);
+	b->nr_cpus = libbpf_num_possible_cpus();
+	if (b->nr_cpus <= 0) {
+		ret = ls_errnof(err, -b->nr_cpus, "ebpf: cannot count possible CPUs");
+		free(b);
+		return ret;
+	}
+	*out = b;
+	return 0;
+}
+
+/* Load the prepared skeleton; print the verifier log if one was kept. */
+static int skel_load(struct ls_backend *b)
+{
+	int ret;
+
+	ret = latsplit_bpf__load(b->skel);
+	if (ret && ebpf_log_buf && ebpf_log_buf[0])
+		fprintf(stderr, "-- verifier log --\n%s-- end of verifier log --\n",
+			ebpf_log_buf);
+	return ret;
+}
+
+/* Load tp_btf programs (raw_tp if asked for), falling back to raw_tp. */
+static int load_programs(struct ls_backend *b, const struct ls_backend_cfg *cfg,
+			 const char *mode, bool sched, bool threaded,
+			 bool kprobe, struct ls_err *err)
+{
+	bool raw_tp = mode && !strcmp(mode, "raw_tp");
+	int ret;
+
+	ret = skel_prepare(b, cfg, raw_tp, sched, threaded, kprobe, err);
+	if (ret)
+		return ret;
+	ret = skel_load(b);
+	if (ret && !raw_tp && !(mode && !strcmp(mode, "tp_btf"))) {
+		if (cfg->verbose)
+			ls_warn("ebpf: tp_btf programs did not load (%s); trying raw_tp",
+				strerror(-ret));
+		latsplit_bpf__destroy(b->skel);
+		b->skel = NULL;
+		ebpf_last_warn[0] = ebpf_failed_prog[0] = '\0';
+		raw_tp = true;
+		ret = skel_prepare(b, cfg, raw_tp, sched, threaded, kprobe, err);
+		if (ret)
+			return ret;
+		ret = skel_load(b);
+	}
+	if (ret)
+		return load_error(ret, err);
+	b->raw_tp = raw_tp;
+	if (cfg->verbose)
+		ls_warn("ebpf: loaded %s programs (%u histograms x %d CPUs%s%s)",
+			raw_tp ? "raw_tp" : "tp_btf", b->nr_hist, b->nr_cpus,
+			sched ? ", sched" : "", threaded ? ", irq threads" : "");
+	return 0;
+}
+
+/* Attach the loaded programs and open the record ring if one is wanted. */
+static int attach_programs(struct ls_backend *b,
+			   const struct ls_backend_cfg *cfg, struct ls_err *err)
+{
+	int ret;
+
+	ret = latsplit_bpf__attach(b->skel);
+	if (ret)
+		return ls_errnof(err, -ret, "ebpf: attaching the programs failed%s%s",
+				 ebpf_last_warn[0] ? ": " : "", ebpf_last_warn);
+	if (cfg->ring_kib) {
+		b->rb = ring_buffer__new(bpf_map__fd(b->skel->maps.records),
+					 ring_sample, b, NULL);
+		if (!b->rb)
+			return ls_errnof(err, errno, "ebpf: opening the record ring failed");
+	}
+	return 0;
+}
+
+/* Load tp_btf programs, falling back to raw_tp; attach; open the ring. */
+static int ebpf_open(struct ls_backend **out, const struct ls_backend_cfg *cfg,
+		     struct ls_err *err)
+{
+	const char *mode = getenv("LS_EBPF_ATTACH");
+	bool sched, threaded, kprobe;
+	struct ls_backend *b = NULL;
+	int ret;
+
+	*out = NULL;
+	ret = open_checks(cfg, mode, err);
+	if (ret)
+		return ret;
 	sched = cfg->nr_pids > 0;
 	threaded = irqs_threaded(cfg);
 	sched = sched || threaded;
@@ -354,19 +444,9 @@ static int ebpf_open(struct ls_backend **out, const struct ls_backend_cfg *cfg,
 		if (!kprobe)
 			ls_warn("ebpf: ib_uverbs is not loaded (no ib_uverbs_comp_handler): the WAKEUP stage is not attached");
 	}
-
-	b = calloc(1, sizeof(*b));
-	if (!b)
-		return ls_errnof(err, errno, "ebpf: out of memory");
-	b->stats_fd = -1;
-	b->nr_irqs = cfg->nr_irqs;
-	memcpy(b->irqs, cfg->irqs, sizeof(b->irqs));
-	b->nr_hist = LS_EBPF_NR_HIST(cfg->nr_irqs);
-	b->nr_cpus = libbpf_num_possible_cpus();
-	if (b->nr_cpus <= 0) {
-		ret = ls_errnof(err, -b->nr_cpus, "ebpf: cannot count possible CPUs");
-		goto fail;
-	}
+	ret = backend_new(&b, cfg, err);
+	if (ret)
+		return ret;
 
 	ebpf_verbose = cfg->verbose;
 	ebpf_last_warn[0] = ebpf_failed_prog[0] = '\0';
@@ -374,53 +454,12 @@ static int ebpf_open(struct ls_backend **out, const struct ls_backend_cfg *cfg,
 	if (cfg->verbose && !ebpf_log_buf)
 		ebpf_log_buf = malloc(LS_EBPF_LOG_SIZE);
 
-	raw_tp = mode && !strcmp(mode, "raw_tp");
-	ret = skel_prepare(b, cfg, raw_tp, sched, threaded, kprobe, err);
+	ret = load_programs(b, cfg, mode, sched, threaded, kprobe, err);
 	if (ret)
 		goto fail;
-	ret = latsplit_bpf__load(b->skel);
-	if (ret && ebpf_log_buf && ebpf_log_buf[0])
-		fprintf(stderr, "-- verifier log --\n%s-- end of verifier log --\n",
-			ebpf_log_buf);
-	if (ret && !raw_tp && !(mode && !strcmp(mode, "tp_btf"))) {
-		if (cfg->verbose)
-			ls_warn("ebpf: tp_btf programs did not load (%s); trying raw_tp",
-				strerror(-ret));
-		latsplit_bpf__destroy(b->skel);
-		b->skel = NULL;
-		ebpf_last_warn[0] = ebpf_failed_prog[0] = '\0';
-		raw_tp = true;
-		ret = skel_prepare(b, cfg, raw_tp, sched, threaded, kprobe, err);
-		if (ret)
-			goto fail;
-		ret = latsplit_bpf__load(b->skel);
-		if (ret && ebpf_log_buf && ebpf_log_buf[0])
-			fprintf(stderr, "-- verifier log --\n%s-- end of verifier log --\n",
-				ebpf_log_buf);
-	}
-	if (ret) {
-		ret = load_error(ret, err);
+	ret = attach_programs(b, cfg, err);
+	if (ret)
 		goto fail;
-	}
-	b->raw_tp = raw_tp;
-	if (cfg->verbose)
-		ls_warn("ebpf: loaded %s programs (%u histograms x %d CPUs%s%s)",
-			raw_tp ? "raw_tp" : "tp_btf", b->nr_hist, b->nr_cpus,
-			sched ? ", sched" : "", threaded ? ", irq threads" : "");
-	ret = latsplit_bpf__attach(b->skel);
-	if (ret) {
-		ret = ls_errnof(err, -ret, "ebpf: attaching the programs failed%s%s",
-				ebpf_last_warn[0] ? ": " : "", ebpf_last_warn);
-		goto fail;
-	}
-	if (cfg->ring_kib) {
-		b->rb = ring_buffer__new(bpf_map__fd(b->skel->maps.records),
-					 ring_sample, b, NULL);
-		if (!b->rb) {
-			ret = ls_errnof(err, errno, "ebpf: opening the record ring failed");
-			goto fail;
-		}
-	}
 	stats_on(b);
 	*out = b;
 	return 0;

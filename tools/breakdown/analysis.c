@@ -541,7 +541,9 @@ static int verdict_inputs(struct ls_bd_an *a, struct ls_bd_host *hosts[2],
 			  const struct ls_bd_base *base, const struct ls_bd_params *c)
 {
 	struct ls_vd_in *in = &a->vin;
-	size_t cap = 0;
+	const struct ls_ctr_delta *d;
+	size_t cap = 0, ci;
+	int ch;
 
 	memset(in, 0, sizeof(*in));
 	in->total_p50 = a->sp.sum_total.p50;
@@ -615,18 +617,12 @@ static int verdict_inputs(struct ls_bd_an *a, struct ls_bd_host *hosts[2],
 			a->nvcpu++;
 		}
 	}
-	for (int h = 0; h < 2; h++) {
-		if (!hosts[h])
+	ls_bd_for_each_ctr(hosts, ch, ci, d) {
+		if (!ls_ctr_moved(d))
 			continue;
-		for (size_t i = 0; i < hosts[h]->ctr.n; i++) {
-			const struct ls_ctr_delta *d = &hosts[h]->ctr.v[i];
-
-			if (!ls_ctr_moved(d))
-				continue;
-			a->vctr[a->nvctr++] = (struct ls_vd_ctr){
-				.host = h, .name = d->name, .cls = d->cls, .delta = d->delta,
-				.after = d->after, .gauge = d->gauge };
-		}
+		a->vctr[a->nvctr++] = (struct ls_vd_ctr){
+			.host = ch, .name = d->name, .cls = d->cls, .delta = d->delta,
+			.after = d->after, .gauge = d->gauge };
 	}
 	in->cpus = a->vcpu;
 	in->ncpus = a->nvcpu;

@@ -66,6 +66,15 @@ struct ls_bd_host {
 	size_t nrec;
 };
 
+/*
+ * For each counter delta d of both hosts (hosts[2], either NULL): h its
+ * host (0 local, 1 peer), i its index in that host's list.
+ */
+#define ls_bd_for_each_ctr(hosts, h, i, d)					\
+	for ((h) = 0; (h) < 2; (h)++)						\
+		for ((i) = 0; (hosts)[h] && (i) < (hosts)[h]->ctr.n &&		\
+			      ((d) = &(hosts)[h]->ctr.v[i]); (i)++)
+
 /* Write h's header (everything but rec) as the peer JSON object to fp. */
 void ls_bd_peer_write(FILE *fp, const struct ls_bd_host *h, unsigned int proto);
 /* Parse a peer header; a different proto or kind is a clear error. */

@@ -224,6 +224,7 @@ static int check_args(struct bd_cli *c, int argc, char **argv, bool have_n)
 {
 	struct ls_probe_opts *o = &c->o;
 	struct ls_err err = { 0 };
+	int rc;
 
 	if (argc - optind > 1) {
 		ls_warn("breakdown: one PEER at most ('%s' is extra)", argv[optind + 1]);
@@ -252,21 +253,14 @@ static int check_args(struct bd_cli *c, int argc, char **argv, bool have_n)
 		ls_warn("breakdown: %s", err.msg);
 		return LS_EXIT_USAGE;
 	}
-	if (ls_probe_opts_check(o, c->is_prober, &err)) {
-		ls_warn("breakdown: %s", err.msg);
-		return LS_EXIT_USAGE;
-	}
+	rc = ls_probe_opts_finish(o, c->is_prober, c->peers, &c->plist, "breakdown");
+	if (rc)
+		return rc;
+	/* --peers makes a prober: this check may come after the list is read */
 	if (!c->is_prober && (c->json || c->samples || c->prom || c->baseline)) {
 		ls_warn("breakdown: --json, --samples, --prom and --baseline belong to the prober "
 			"(the responder ships its data to it)");
 		return LS_EXIT_USAGE;
-	}
-	if (c->peers) {
-		if (ls_peers_load(c->peers, &c->plist, &err)) {
-			ls_warn("breakdown: %s", err.msg);
-			return LS_EXIT_USAGE;
-		}
-		o->peer = c->plist.v[0];
 	}
 	return 0;
 }
@@ -481,8 +475,8 @@ static void prom_pair_free(void *pair)
 static int run_prober(struct bd_cli *c, struct bd_ctx *x)
 {
 	struct bd_prom_pair *pp = NULL;
-	struct ls_fleet_cmd fc = { 0 };
 	struct ls_afile sf = { 0 };
+	struct ls_fleet_cmd fc;
 	struct ls_err err = { 0 };
 	struct ls_bd_base base;
 	struct bd_fleet f;
@@ -510,11 +504,8 @@ static int run_prober(struct bd_cli *c, struct bd_ctx *x)
 		return LS_EXIT_USAGE;
 	}
 	f = (struct bd_fleet){ c, x, &base, c->samples ? &sf : NULL };
-	fc.kind = "breakdown";
-	fc.json = c->json;
-	fc.peers = c->peers ? &c->plist : NULL;
-	fc.peer = &c->o.peer;
-	fc.port = c->o.port;
+	ls_fleet_cmd_init(&fc, "breakdown", c->json, c->peers ? &c->plist : NULL,
+			  &c->o.peer, c->o.port);
 	fc.run = fleet_pair;
 	fc.arg = &f;
 	/* a failed pair printed no split: its failed line stands for it */

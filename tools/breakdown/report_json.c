@@ -228,29 +228,27 @@ static void json_attribution(struct ls_json *j, const struct ls_bd_an *a)
 /* Every counter of both hosts, moved or not, and the unreadable ones. */
 static void json_counters(struct ls_json *j, const struct ls_bd_host *const hosts[2])
 {
-	ls_json_arr_open(j, "counters");
-	for (int h = 0; h < 2; h++) {
-		if (!hosts[h])
-			continue;
-		for (size_t i = 0; i < hosts[h]->ctr.n; i++) {
-			const struct ls_ctr_delta *d = &hosts[h]->ctr.v[i];
+	const struct ls_ctr_delta *d;
+	size_t i;
+	int h;
 
-			ls_json_obj_open(j, NULL);
-			ls_json_str(j, "host", bd_host_names[h]);
-			ls_json_str(j, "name", d->name);
-			ls_json_str(j, "class", ls_ctr_class_name(d->cls));
-			ls_json_bool(j, "ok", d->ok);
-			if (d->ok) {
-				ls_json_bool(j, "gauge", d->gauge);
-				ls_json_u64(j, "before", d->before);
-				ls_json_u64(j, "after", d->after);
-				ls_json_i64(j, "delta", d->delta);
-				ls_json_bool(j, "moved", ls_ctr_moved(d));
-			} else {
-				ls_json_str(j, "error", d->error);
-			}
-			ls_json_obj_close(j);
+	ls_json_arr_open(j, "counters");
+	ls_bd_for_each_ctr(hosts, h, i, d) {
+		ls_json_obj_open(j, NULL);
+		ls_json_str(j, "host", bd_host_names[h]);
+		ls_json_str(j, "name", d->name);
+		ls_json_str(j, "class", ls_ctr_class_name(d->cls));
+		ls_json_bool(j, "ok", d->ok);
+		if (d->ok) {
+			ls_json_bool(j, "gauge", d->gauge);
+			ls_json_u64(j, "before", d->before);
+			ls_json_u64(j, "after", d->after);
+			ls_json_i64(j, "delta", d->delta);
+			ls_json_bool(j, "moved", ls_ctr_moved(d));
+		} else {
+			ls_json_str(j, "error", d->error);
 		}
+		ls_json_obj_close(j);
 	}
 	ls_json_arr_close(j);
 }

@@ -16,7 +16,9 @@ int bd_prom_keep(struct bd_prom_pair *pp, const struct ls_bd_an *a,
 		 struct ls_err *err)
 {
 	const struct ls_bd_host *hosts[2] = { local, peer };
-	size_t n = 0;
+	const struct ls_ctr_delta *d;
+	size_t n = 0, ci;
+	int ch;
 
 	pp->ok = true;
 	pp->sums[0] = a->sp.sum_total;
@@ -42,25 +44,21 @@ int bd_prom_keep(struct bd_prom_pair *pp, const struct ls_bd_an *a,
 		pp->obs[h].share = a->sp.sum_total.p50 > 0 ? pp->obs[h].per_ns / a->sp.sum_total.p50 : 0;
 		pp->obs[h].drain_s = ho->obs.drain_ok ? ho->obs.drain_cpu_ns / 1e9 : -1;
 	}
-	for (int h = 0; h < 2; h++)
-		for (size_t i = 0; hosts[h] && i < hosts[h]->ctr.n; i++)
-			n += ls_ctr_moved(&hosts[h]->ctr.v[i]);
+	ls_bd_for_each_ctr(hosts, ch, ci, d)
+		n += ls_ctr_moved(d);
 	pp->ctr = n ? calloc(n, sizeof(*pp->ctr)) : NULL;
 	if (n && !pp->ctr)
 		return ls_errnof(err, ENOMEM, "--prom: statistics of %s", pp->peer);
-	for (int h = 0; h < 2; h++) {
-		for (size_t i = 0; hosts[h] && i < hosts[h]->ctr.n; i++) {
-			const struct ls_ctr_delta *d = &hosts[h]->ctr.v[i];
-			struct bd_prom_ctr *pc;
+	ls_bd_for_each_ctr(hosts, ch, ci, d) {
+		struct bd_prom_ctr *pc;
 
-			if (!ls_ctr_moved(d))
-				continue;
-			pc = &pp->ctr[pp->nctr++];
-			pc->host = h;
-			snprintf(pc->name, sizeof(pc->name), "%s", d->name);
-			pc->cls = d->cls;
-			pc->value = d->gauge ? (double)d->after : (double)d->delta;
-		}
+		if (!ls_ctr_moved(d))
+			continue;
+		pc = &pp->ctr[pp->nctr++];
+		pc->host = ch;
+		snprintf(pc->name, sizeof(pc->name), "%s", d->name);
+		pc->cls = d->cls;
+		pc->value = d->gauge ? (double)d->after : (double)d->delta;
 	}
 	return 0;
 }

@@ -198,34 +198,25 @@ static void text_cells(const struct ls_bd_an *a)
 /* The counters that moved on either host, then the unreadable ones. */
 static void text_counters(const struct ls_bd_host *const hosts[2])
 {
+	const struct ls_ctr_delta *d;
 	bool any = false;
+	size_t i;
+	int h;
 
 	printf("\ncounters that moved:\n");
-	for (int h = 0; h < 2; h++) {
-		if (!hosts[h])
+	ls_bd_for_each_ctr(hosts, h, i, d) {
+		if (!ls_ctr_moved(d))
 			continue;
-		for (size_t i = 0; i < hosts[h]->ctr.n; i++) {
-			const struct ls_ctr_delta *d = &hosts[h]->ctr.v[i];
-
-			if (!ls_ctr_moved(d))
-				continue;
-			any = true;
-			printf("  %-10s %-44s %-16s %14llu -> %-14llu %+lld\n", bd_host_names[h], d->name,
-			       ls_ctr_class_name(d->cls), (unsigned long long)d->before,
-			       (unsigned long long)d->after, (long long)d->delta);
-		}
+		any = true;
+		printf("  %-10s %-44s %-16s %14llu -> %-14llu %+lld\n", bd_host_names[h], d->name,
+		       ls_ctr_class_name(d->cls), (unsigned long long)d->before,
+		       (unsigned long long)d->after, (long long)d->delta);
 	}
 	if (!any)
 		printf("  (none)\n");
-	for (int h = 0; h < 2; h++) {
-		if (!hosts[h])
-			continue;
-		for (size_t i = 0; i < hosts[h]->ctr.n; i++) {
-			const struct ls_ctr_delta *d = &hosts[h]->ctr.v[i];
-
-			if (!d->ok)
-				printf("  unreadable, %s: %s: %s\n", bd_host_names[h], d->name, d->error);
-		}
+	ls_bd_for_each_ctr(hosts, h, i, d) {
+		if (!d->ok)
+			printf("  unreadable, %s: %s: %s\n", bd_host_names[h], d->name, d->error);
 	}
 }
 

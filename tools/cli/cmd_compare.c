@@ -115,13 +115,8 @@ static int parse_args(int argc, char **argv, struct compare_opts *o, struct ls_e
 		case 'h':
 			usage(stdout);
 			return -1;
-		case ':':
-			ls_errf(err, "option '%s' needs an argument", argv[optind - 1]);
-			return LS_EXIT_USAGE;
 		default:
-			ls_errf(err, "unknown option '%s' (see 'latsplit compare --help')",
-				argv[optind - 1]);
-			return LS_EXIT_USAGE;
+			return ls_getopt_err(c, argv[optind - 1], "compare", err);
 		}
 	}
 	if (argc - optind != 2) {

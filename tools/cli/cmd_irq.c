@@ -311,11 +311,47 @@ static void compute_warnings(struct irq_state *st, const struct irq_opts *o)
 			 "irqbalance is running while NIC IRQ affinity was set by hand: it may move them back");
 }
 
+/* One watched IRQ in the interval: its lines of both reads, affinity, count. */
+struct irq_line {
+	uint32_t irq;
+	const struct ls_irq_row *r0, *r1;	/* NULL when a read lacks it */
+	bool affinity;				/* m and e were read ("?" if not) */
+	char m[128], e[128];			/* smp_affinity and effective lists */
+	uint64_t total;				/* its count over every CPU */
+};
+
+/* Count of l on CPU column c in the interval (0 when a read lacks the IRQ). */
+static uint64_t irq_delta(const struct irq_line *l, unsigned int c)
+{
+	return l->r0 && l->r1 ? l->r1->per_cpu[c] - l->r0->per_cpu[c] : 0;
+}
+
+/* The interval of the i-th watched IRQ into l. */
+static void irq_line(const struct irq_state *st, unsigned int i, struct irq_line *l)
+{
+	uint64_t mask[LS_CPUMASK_WORDS], eff[LS_CPUMASK_WORDS];
+	struct ls_err err;
+
+	l->irq = st->nic.irqs[i];
+	l->r0 = ls_interrupts_find(&st->in0, l->irq);
+	l->r1 = ls_interrupts_find(&st->in1, l->irq);
+	l->affinity = !ls_irq_affinity(l->irq, mask, eff, &err);
+	if (l->affinity) {
+		ls_format_cpulist(mask, LS_MAX_CPUS, l->m, sizeof(l->m));
+		ls_format_cpulist(eff, LS_MAX_CPUS, l->e, sizeof(l->e));
+	} else {
+		snprintf(l->m, sizeof(l->m), "?");
+		snprintf(l->e, sizeof(l->e), "?");
+	}
+	l->total = 0;
+	for (unsigned int c = 0; c < st->in1.nr_cpus; c++)
+		l->total += irq_delta(l, c);
+}
+
 /* Print one interval as a table. */
 static void print_table(const struct irq_state *st, const struct irq_opts *o, double secs)
 {
 	struct ls_hist *h = calloc(1, sizeof(*h));
-	char m[128], e[128];
 	bool have = st->be && h;
 
 	printf("NIC %s%s%s, %u IRQs, interval %.2f s, backend %s\n",
@@ -330,29 +366,15 @@ static void print_table(const struct irq_state *st, const struct irq_opts *o, do
 		printf(" | hardirq(us) %8s %8s %8s", "p50", "p99", "max");
 	printf("\n");
 	for (unsigned int i = 0; i < st->nic.nr_irqs; i++) {
-		uint32_t irq = st->nic.irqs[i];
-		const struct ls_irq_row *r0 = ls_interrupts_find(&st->in0, irq);
-		const struct ls_irq_row *r1 = ls_interrupts_find(&st->in1, irq);
-		uint64_t mask[LS_CPUMASK_WORDS], eff[LS_CPUMASK_WORDS], total = 0;
-		struct ls_err err;
+		struct irq_line l;
 		int idx;
 
-		if (ls_irq_affinity(irq, mask, eff, &err)) {
-			snprintf(m, sizeof(m), "?");
-			snprintf(e, sizeof(e), "?");
-		} else {
-			ls_format_cpulist(mask, LS_MAX_CPUS, m, sizeof(m));
-			ls_format_cpulist(eff, LS_MAX_CPUS, e, sizeof(e));
-		}
-		if (r0 && r1)
-			for (unsigned int c = 0; c < st->in1.nr_cpus; c++)
-				total += r1->per_cpu[c] - r0->per_cpu[c];
-		printf("%5u %-22.22s %-9s %-9s %10.1f", irq, st->nic.irq_names[i], m, e,
-		       (double)total / secs);
+		irq_line(st, i, &l);
+		printf("%5u %-22.22s %-9s %-9s %10.1f", l.irq, st->nic.irq_names[i], l.m, l.e,
+		       (double)l.total / secs);
 		for (unsigned int c = 0; c < st->in1.nr_cpus; c++)
-			printf(" %11llu", r0 && r1 ?
-			       (unsigned long long)(r1->per_cpu[c] - r0->per_cpu[c]) : 0ull);
-		idx = have ? snap_irq_index(&st->s1, irq) : -1;
+			printf(" %11llu", (unsigned long long)irq_delta(&l, c));
+		idx = have ? snap_irq_index(&st->s1, l.irq) : -1;
 		if (idx >= 0) {
 			slot_delta(st, LS_SLOT_HARDIRQ + idx, -1, h);
 			if (h->count)
@@ -457,7 +479,6 @@ static void print_json(const struct irq_state *st, const struct irq_opts *o, dou
 {
 	struct ls_hist *h = calloc(1, sizeof(*h));
 	struct ls_json j;
-	char m[128], e[128];
 
 	if (!h)
 		return;
@@ -477,32 +498,23 @@ static void print_json(const struct irq_state *st, const struct irq_opts *o, dou
 	ls_json_arr_close(&j);
 	ls_json_arr_open(&j, "irqs");
 	for (unsigned int i = 0; i < st->nic.nr_irqs; i++) {
-		uint32_t irq = st->nic.irqs[i];
-		const struct ls_irq_row *r0 = ls_interrupts_find(&st->in0, irq);
-		const struct ls_irq_row *r1 = ls_interrupts_find(&st->in1, irq);
-		uint64_t mask[LS_CPUMASK_WORDS], eff[LS_CPUMASK_WORDS], total = 0;
-		struct ls_err err;
+		struct irq_line l;
 		int idx;
 
+		irq_line(st, i, &l);
 		ls_json_obj_open(&j, NULL);
-		ls_json_u64(&j, "irq", irq);
+		ls_json_u64(&j, "irq", l.irq);
 		ls_json_str(&j, "name", st->nic.irq_names[i]);
-		if (!ls_irq_affinity(irq, mask, eff, &err)) {
-			ls_format_cpulist(mask, LS_MAX_CPUS, m, sizeof(m));
-			ls_format_cpulist(eff, LS_MAX_CPUS, e, sizeof(e));
-			ls_json_str(&j, "affinity", m);
-			ls_json_str(&j, "effective_affinity", e);
+		if (l.affinity) {
+			ls_json_str(&j, "affinity", l.m);
+			ls_json_str(&j, "effective_affinity", l.e);
 		}
 		ls_json_arr_open(&j, "count_per_cpu");
-		for (unsigned int c = 0; c < st->in1.nr_cpus; c++) {
-			uint64_t d = r0 && r1 ? r1->per_cpu[c] - r0->per_cpu[c] : 0;
-
-			total += d;
-			ls_json_u64(&j, NULL, d);
-		}
+		for (unsigned int c = 0; c < st->in1.nr_cpus; c++)
+			ls_json_u64(&j, NULL, irq_delta(&l, c));
 		ls_json_arr_close(&j);
-		ls_json_dbl(&j, "rate_per_s", (double)total / secs);
-		idx = st->be ? snap_irq_index(&st->s1, irq) : -1;
+		ls_json_dbl(&j, "rate_per_s", (double)l.total / secs);
+		idx = st->be ? snap_irq_index(&st->s1, l.irq) : -1;
 		if (idx >= 0) {
 			slot_delta(st, LS_SLOT_HARDIRQ + idx, -1, h);
 			json_hist(&j, "hardirq", h);

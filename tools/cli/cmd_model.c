@@ -179,13 +179,8 @@ static int parse_args(int argc, char **argv, struct model_opts *o, struct ls_err
 		case 'h':
 			usage(stdout);
 			return -1;
-		case ':':
-			ls_errf(err, "option '%s' needs an argument", argv[optind - 1]);
-			return LS_EXIT_USAGE;
 		default:
-			ls_errf(err, "unknown option '%s' (see 'latsplit model --help')",
-				argv[optind - 1]);
-			return LS_EXIT_USAGE;
+			return ls_getopt_err(c, argv[optind - 1], "model", err);
 		}
 	}
 	if (optind < argc) {

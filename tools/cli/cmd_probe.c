@@ -190,7 +190,6 @@ static int check_args(struct probe_cli *c, int argc, char **argv,
 		      const struct probe_seen *seen)
 {
 	struct ls_probe_opts *o = &c->o;
-	struct ls_err err = { 0 };
 
 	if (optind < argc)
 		o->peer = argv[optind++];
@@ -249,18 +248,7 @@ static int check_args(struct probe_cli *c, int argc, char **argv,
 				 (n > 6 && !strcmp(c->samples + n - 6, ".jsonl")) ?
 				 FMT_NDJSON : FMT_CSV;
 	}
-	if (ls_probe_opts_check(o, o->peer != NULL, &err)) {
-		ls_warn("probe: %s", err.msg);
-		return LS_EXIT_USAGE;
-	}
-	if (c->peers) {
-		if (ls_peers_load(c->peers, &c->plist, &err)) {
-			ls_warn("probe: %s", err.msg);
-			return LS_EXIT_USAGE;
-		}
-		o->peer = c->plist.v[0];
-	}
-	return 0;
+	return ls_probe_opts_finish(o, o->peer != NULL, c->peers, &c->plist, "probe");
 }
 
 /* Parse the options into c; returns 0, or LS_EXIT_USAGE after a message. */
@@ -781,7 +769,7 @@ int cmd_probe(int argc, char **argv)
 {
 	struct probe_cli c = { .samples_fmt = FMT_AUTO };
 	struct probe_prom_pair *pp = NULL;
-	struct ls_fleet_cmd fc = { 0 };
+	struct ls_fleet_cmd fc;
 	struct ls_err err = { 0 };
 	struct ls_prom pf;
 	bool help = false;
@@ -820,11 +808,8 @@ int cmd_probe(int argc, char **argv)
 			goto out;
 		}
 	}
-	fc.kind = "probe";
-	fc.json = c.json;
-	fc.peers = c.peers ? &c.plist : NULL;
-	fc.peer = &c.o.peer;
-	fc.port = c.o.port;
+	ls_fleet_cmd_init(&fc, "probe", c.json, c.peers ? &c.plist : NULL, &c.o.peer,
+			  c.o.port);
 	fc.run = fleet_pair;
 	fc.arg = &c;
 	/* a run that started printed its own document, failed or not */

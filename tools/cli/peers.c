@@ -224,6 +224,18 @@ static int fleet_prom(const struct ls_fleet_cmd *fc, size_t n, int rc)
 	return rc;
 }
 
+/* Start a command's fleet run over the --peers list (NULL) or the one PEER. */
+void ls_fleet_cmd_init(struct ls_fleet_cmd *fc, const char *kind, bool json,
+		       const struct ls_peers *peers, const char **peer, unsigned int port)
+{
+	memset(fc, 0, sizeof(*fc));
+	fc->kind = kind;
+	fc->json = json;
+	fc->peers = peers;
+	fc->peer = peer;
+	fc->port = port;
+}
+
 /* Run fc's pairs in turn, then its --prom file. */
 int ls_fleet_run(const struct ls_fleet_cmd *fc)
 {

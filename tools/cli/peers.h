@@ -84,6 +84,9 @@ struct ls_fleet_cmd {
 	void (*free_pair)(void *pair);
 };
 
+/* Zero fc and set who runs it and over which pairs (peers NULL: the one *peer). */
+void ls_fleet_cmd_init(struct ls_fleet_cmd *fc, const char *kind, bool json,
+		       const struct ls_peers *peers, const char **peer, unsigned int port);
 /* Run fc's pairs (see struct ls_fleet_cmd); returns the command's exit status. */
 int ls_fleet_run(const struct ls_fleet_cmd *fc);
 

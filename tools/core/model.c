@@ -104,73 +104,83 @@ static int num_unit(const char *s, double *v, const char **unit, struct ls_err *
 	return 0;
 }
 
+/* A unit's name and what it multiplies by. */
+struct unit {
+	const char *u;
+	double m;
+};
+
+/* The units a number may carry, and their names for messages. */
+struct unit_set {
+	const struct unit *v;
+	size_t n;
+	const char *names;
+};
+
+/* Parse a number with one of set's units into *out, scaled by the unit. */
+static int parse_units(const char *s, const struct unit_set *set, double *out,
+		       struct ls_err *err, const char *what)
+{
+	const char *unit = "";
+	double v = 0;
+
+	if (num_unit(s, &v, &unit, err, what))
+		return -1;
+	for (size_t i = 0; i < set->n; i++) {
+		if (!strcmp(unit, set->v[i].u)) {
+			*out = v * set->v[i].m;
+			return 0;
+		}
+	}
+	if (!*unit)
+		return ls_errf(err, "%s: '%s' needs a unit (%s)", what, s, set->names);
+	return ls_errf(err, "%s: '%s' has an unknown unit (%s)", what, s, set->names);
+}
+
 /* Parse a size in bytes with an optional decimal or binary unit. */
 int ls_parse_bytes(const char *s, double *bytes, struct ls_err *err, const char *what)
 {
-	static const struct { const char *u; double m; } units[] = {
+	static const struct unit units[] = {
 		{ "", 1 }, { "B", 1 }, { "kB", 1e3 }, { "KB", 1e3 }, { "MB", 1e6 },
 		{ "GB", 1e9 }, { "TB", 1e12 }, { "KiB", 1024.0 }, { "MiB", 1048576.0 },
 		{ "GiB", 1073741824.0 }, { "TiB", 1099511627776.0 },
 	};
-	const char *unit;
-	double v;
+	static const struct unit_set set = {
+		units, ARRAY_SIZE(units), "B, kB, MB, GB, TB, KiB, MiB, GiB, TiB"
+	};
 
-	if (num_unit(s, &v, &unit, err, what))
-		return -1;
-	for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
-		if (!strcmp(unit, units[i].u)) {
-			*bytes = v * units[i].m;
-			return 0;
-		}
-	}
-	return ls_errf(err, "%s: '%s' has an unknown unit (B, kB, MB, GB, TB, KiB, MiB, GiB, TiB)",
-		       what, s);
+	return parse_units(s, &set, bytes, err, what);
 }
 
 /* Parse a rate into bytes per second. */
 int ls_parse_rate(const char *s, double *bps, struct ls_err *err, const char *what)
 {
-	static const struct { const char *u; double m; } units[] = {
+	static const struct unit units[] = {
 		{ "", 1e9 }, { "GB/s", 1e9 }, { "MB/s", 1e6 }, { "TB/s", 1e12 },
 		{ "Gbit/s", 1e9 / 8 }, { "Gb/s", 1e9 / 8 }, { "Mbit/s", 1e6 / 8 },
 		{ "Mb/s", 1e6 / 8 }, { "Tbit/s", 1e12 / 8 }, { "Tb/s", 1e12 / 8 },
 	};
-	const char *unit;
-	double v;
+	static const struct unit_set set = {
+		units, ARRAY_SIZE(units), "GB/s, MB/s, TB/s, Gbit/s, Gb/s, Mbit/s, Tbit/s"
+	};
+	int ret;
 
-	if (num_unit(s, &v, &unit, err, what))
-		return -1;
-	for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
-		if (!strcmp(unit, units[i].u)) {
-			*bps = v * units[i].m;
-			if (!(*bps > 0))
-				return ls_errf(err, "%s: must be > 0", what);
-			return 0;
-		}
-	}
-	return ls_errf(err, "%s: '%s' has an unknown unit (GB/s, MB/s, TB/s, Gbit/s, Gb/s, Mbit/s, Tbit/s)",
-		       what, s);
+	ret = parse_units(s, &set, bps, err, what);
+	if (ret)
+		return ret;
+	if (!(*bps > 0))
+		return ls_errf(err, "%s: must be > 0", what);
+	return 0;
 }
 
 /* Parse a duration that must carry a unit into seconds. */
 int ls_parse_time_s(const char *s, double *sec, struct ls_err *err, const char *what)
 {
-	static const struct { const char *u; double m; } units[] = {
+	static const struct unit units[] = {
 		{ "ns", 1e-9 }, { "us", 1e-6 }, { "\xc2\xb5s", 1e-6 }, { "ms", 1e-3 },
 		{ "s", 1 },
 	};
-	const char *unit;
-	double v;
+	static const struct unit_set set = { units, ARRAY_SIZE(units), "ns, us, ms, s" };
 
-	if (num_unit(s, &v, &unit, err, what))
-		return -1;
-	for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
-		if (!strcmp(unit, units[i].u)) {
-			*sec = v * units[i].m;
-			return 0;
-		}
-	}
-	if (!*unit)
-		return ls_errf(err, "%s: '%s' needs a unit (ns, us, ms, s)", what, s);
-	return ls_errf(err, "%s: '%s' has an unknown unit (ns, us, ms, s)", what, s);
+	return parse_units(s, &set, sec, err, what);
 }

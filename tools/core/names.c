@@ -10,22 +10,7 @@
 
 #include "util.h"
 
-static const char *const stage_names[LS_NR_STAGES] = {
-	[LS_STAGE_HARDIRQ]	= "hardirq",
-	[LS_STAGE_SOFTIRQ_WAIT]	= "softirq_wait",
-	[LS_STAGE_SOFTIRQ_RUN]	= "softirq_run",
-	[LS_STAGE_NAPI_POLL]	= "napi_poll",
-	[LS_STAGE_COMPLETION]	= "completion",
-	[LS_STAGE_WAKEUP]	= "wakeup",
-	[LS_STAGE_INTERFERENCE]	= "interference",
-	[LS_STAGE_PREEMPT]	= "preempt",
-	[LS_STAGE_IRQ_THREAD]	= "irq_thread",
-	[LS_STAGE_RX_PKT]	= "rx_pkt",
-	[LS_STAGE_DELIVER]	= "deliver",
-	[LS_STAGE_TX_PKT]	= "tx_pkt",
-	[LS_STAGE_SEND]		= "send",
-};
-
+static const char *const stage_names[LS_NR_STAGES] = LS_STAGE_NAMES;
 
 static const char *const softirq_names[LS_NR_SOFTIRQS] = {
 	"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET",

@@ -33,6 +33,16 @@ static double *sorted_copy(const double *v, size_t n)
 	return c;
 }
 
+/* Sorted copies of both samples into their sorted (free both, set or not). */
+static int sort_pair(struct ls_sample *sa, struct ls_sample *sb, struct ls_err *err)
+{
+	sa->sorted = sorted_copy(sa->v, sa->n);
+	sb->sorted = sorted_copy(sb->v, sb->n);
+	if (!sa->sorted || !sb->sorted)
+		return ls_errf(err, "out of memory for %zu samples", sa->n + sb->n);
+	return 0;
+}
+
 /* Clamp a serial correlation to [0, 0.95] and turn it into f = (1 + rho) / (1 - rho). */
 static double ar1_factor(double *rho)
 {
@@ -195,23 +205,16 @@ int ls_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
 		    struct ls_mwu *r, struct ls_err *err)
 {
 	struct ls_sample sa = { a, NULL, na, false }, sb = { b, NULL, nb, false };
-	double *ca = NULL, *cb = NULL;
 	int ret;
 
 	memset(r, 0, sizeof(*r));
 	if (check_samples(a, na, "A", err) || check_samples(b, nb, "B", err))
 		return -1;
-	ca = sorted_copy(a, na);
-	cb = sorted_copy(b, nb);
-	if (!ca || !cb) {
-		ret = ls_errf(err, "out of memory for %zu samples", na + nb);
-	} else {
-		sa.sorted = ca;
-		sb.sorted = cb;
+	ret = sort_pair(&sa, &sb, err);
+	if (!ret)
 		ret = ls_mann_whitney_sample(&sa, &sb, false, r, err);
-	}
-	free(ca);
-	free(cb);
+	free((double *)sa.sorted);
+	free((double *)sb.sorted);
 	return ret;
 }
 
@@ -315,7 +318,6 @@ int ls_quantile_test(const double *a, size_t na, const double *b, size_t nb,
 		     double q, struct ls_qtest *r, struct ls_err *err)
 {
 	struct ls_sample sa = { a, NULL, na, false }, sb = { b, NULL, nb, false };
-	double *ca = NULL, *cb = NULL;
 	int ret;
 
 	memset(r, 0, sizeof(*r));
@@ -323,17 +325,11 @@ int ls_quantile_test(const double *a, size_t na, const double *b, size_t nb,
 		return ls_errf(err, "quantile %g is not in (0, 1)", q);
 	if (check_samples(a, na, "A", err) || check_samples(b, nb, "B", err))
 		return -1;
-	ca = sorted_copy(a, na);
-	cb = sorted_copy(b, nb);
-	if (!ca || !cb) {
-		ret = ls_errf(err, "out of memory for %zu samples", na + nb);
-	} else {
-		sa.sorted = ca;
-		sb.sorted = cb;
+	ret = sort_pair(&sa, &sb, err);
+	if (!ret)
 		ret = ls_quantile_test_sample(&sa, &sb, q, false, r, err);
-	}
-	free(ca);
-	free(cb);
+	free((double *)sa.sorted);
+	free((double *)sb.sorted);
 	return ret;
 }
 

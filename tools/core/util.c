@@ -10,17 +10,25 @@
 #include <string.h>
 #include <time.h>
 
+/* Format an error message of kind code into err (if any); returns -1. */
+static __attribute__((format(printf, 3, 0)))
+int err_vset(struct ls_err *err, enum ls_err_code code, const char *fmt, va_list ap)
+{
+	if (!err)
+		return -1;
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	err->code = code;
+	return -1;
+}
+
 /* Record an error message; returns -1. */
 int ls_errf(struct ls_err *err, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!err)
-		return -1;
 	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	err_vset(err, LS_E_FAILED, fmt, ap);
 	va_end(ap);
-	err->code = LS_E_FAILED;
 	return -1;
 }
 
@@ -29,12 +37,9 @@ int ls_errcf(struct ls_err *err, enum ls_err_code code, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!err)
-		return -1;
 	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	err_vset(err, code, fmt, ap);
 	va_end(ap);
-	err->code = code;
 	return -1;
 }
 
@@ -47,12 +52,21 @@ int ls_errnof(struct ls_err *err, int errnum, const char *fmt, ...)
 	if (!err)
 		return -1;
 	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	err_vset(err, LS_E_IO, fmt, ap);
 	va_end(ap);
 	n = strlen(err->msg);
 	snprintf(err->msg + n, sizeof(err->msg) - n, ": %s", strerror(errnum));
-	err->code = LS_E_IO;
 	return -1;
+}
+
+/* A getopt_long() failure's message (see util.h); returns LS_EXIT_USAGE. */
+int ls_getopt_err(int c, const char *opt, const char *cmd, struct ls_err *err)
+{
+	if (c == ':')
+		ls_errf(err, "option '%s' needs an argument", opt);
+	else
+		ls_errf(err, "unknown option '%s' (see 'latsplit %s --help')", opt, cmd);
+	return LS_EXIT_USAGE;
 }
 
 /* Prefix an existing error message with more context; returns -1. */

@@ -46,6 +46,12 @@ int ls_errcf(struct ls_err *err, enum ls_err_code code, const char *fmt, ...)
 /* Prefix an existing error message with more context (its code stays); returns -1. */
 int ls_err_wrap(struct ls_err *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/*
+ * A getopt_long() failure of command cmd (opterr 0, optstring starting
+ * with ':'): ':' is an option without its argument, else an unknown one;
+ * opt is the word of argv it read. Returns LS_EXIT_USAGE.
+ */
+int ls_getopt_err(int c, const char *opt, const char *cmd, struct ls_err *err);
 
 /* Exit statuses shared by all commands. */
 #define LS_EXIT_OK	0

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "io.h"
+#include "peers.h"
 
 #include "../include/uapi/latsplit.h"
 
@@ -166,4 +167,24 @@ void ls_probe_help(FILE *fp, const struct ls_probe_help *h)
 "%s"
 "      --listen-timeout DUR  responder: give up without a prober (default: never)\n",
 		h->after_size, h->iters, h->duration, h->cpu, LS_OOB_DEFAULT_PORT, h->wait);
+}
+
+/* The last checks of a command that runs the probe (see probe_opts.h). */
+int ls_probe_opts_finish(struct ls_probe_opts *o, bool prober, const char *peers,
+			 struct ls_peers *plist, const char *cmd)
+{
+	struct ls_err err = { 0 };
+
+	if (ls_probe_opts_check(o, prober, &err)) {
+		ls_warn("%s: %s", cmd, err.msg);
+		return LS_EXIT_USAGE;
+	}
+	if (peers) {
+		if (ls_peers_load(peers, plist, &err)) {
+			ls_warn("%s: %s", cmd, err.msg);
+			return LS_EXIT_USAGE;
+		}
+		o->peer = plist->v[0];
+	}
+	return 0;
 }

@@ -59,4 +59,15 @@ int ls_probe_getopt(int argc, char **argv, const struct option *own, size_t nown
 		    int (*apply)(void *ctx, int opt, const char *arg, struct ls_err *err),
 		    void *ctx, void (*usage)(FILE *fp), bool *help);
 
+struct ls_peers;
+
+/*
+ * The checks a command that runs the probe makes last: the probe options
+ * (ls_probe_opts_check, as prober or responder), then with --peers the list
+ * (into plist; the first host becomes o->peer). A failure prints
+ * "latsplit: CMD: why" and returns LS_EXIT_USAGE; else 0.
+ */
+int ls_probe_opts_finish(struct ls_probe_opts *o, bool prober, const char *peers,
+			 struct ls_peers *plist, const char *cmd);
+
 #endif /* LATSPLIT_PROBE_OPTS_H */

@@ -257,6 +257,27 @@ int ls_nic_resolve(const char *ibdev, const char *ifname, struct ls_nic *nic,
 	return ret;
 }
 
+/* Open a /proc table and read its header line into *line; NULL with err set. */
+static FILE *proc_table_open(const char *path, char **line, size_t *cap,
+			     struct ls_err *err)
+{
+	FILE *fp;
+
+	fp = fopen(path, "re");
+	if (!fp) {
+		ls_errnof(err, errno, "open %s", path);
+		return NULL;
+	}
+	if (getline(line, cap, fp) < 0) {
+		ls_errf(err, "%s: empty", path);
+		free(*line);
+		*line = NULL;
+		fclose(fp);
+		return NULL;
+	}
+	return fp;
+}
+
 /* Parse /proc/interrupts. */
 int ls_interrupts_read(const char *path, struct ls_interrupts *out,
 		       struct ls_err *err)
@@ -269,13 +290,9 @@ int ls_interrupts_read(const char *path, struct ls_interrupts *out,
 	memset(out, 0, sizeof(*out));
 	if (!path)
 		path = "/proc/interrupts";
-	fp = fopen(path, "re");
+	fp = proc_table_open(path, &line, &cap, err);
 	if (!fp)
-		return ls_errnof(err, errno, "open %s", path);
-	if (getline(&line, &cap, fp) < 0) {
-		ls_errf(err, "%s: empty", path);
-		goto out;
-	}
+		return -1;
 	for (p = line; (p = strstr(p, "CPU")); p += 3) {
 		unsigned long id = strtoul(p + 3, &end, 10);
 
@@ -377,13 +394,9 @@ int ls_softirqs_read(const char *path, const char *vector, uint64_t *per_cpu,
 
 	if (!path)
 		path = "/proc/softirqs";
-	fp = fopen(path, "re");
+	fp = proc_table_open(path, &line, &cap, err);
 	if (!fp)
-		return ls_errnof(err, errno, "open %s", path);
-	if (getline(&line, &cap, fp) < 0) {
-		ls_errf(err, "%s: empty", path);
-		goto out;
-	}
+		return -1;
 	for (p = line; (p = strstr(p, "CPU")); p += 3)
 		ncpu++;
 	if (ncpu > LS_MAX_CPUS)
