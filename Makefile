@@ -96,12 +96,14 @@ need-krels:
 	@test -n "$(strip $(KRELS_ALL))" || { echo "no lab kernels installed: run 'make deps'" >&2; exit 1; }
 
 # ---- lab: the host-side wire and the in-guest fault injector -------------
-# labwire forwards the two guests' Ethernet frames (tools/lab/labwire.c);
+# labwire forwards the two guests' Ethernet frames (tools/lab/labwire*.c);
 # ls_faultinj.ko (tests/lab/faultinj/) adds known softirq work to selected
 # RoCEv2 packets in a guest. Tests only: neither is installed.
-$(B)/lab/labwire: tools/lab/labwire.c tools/lab/roce_bth.h
+LABWIRE_SRCS := $(addprefix tools/lab/,labwire.c labwire_loop.c labwire_path.c \
+	labwire_classify.c labwire_rules.c labwire_log.c labwire_stats.c labwire_ctl.c)
+$(B)/lab/labwire: $(LABWIRE_SRCS) tools/lab/labwire_int.h tools/lab/roce_bth.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(CFLAGS_WARN) -std=gnu11 -D_GNU_SOURCE -o $@ $< -lm
+	$(CC) $(CFLAGS) $(CFLAGS_WARN) -std=gnu11 -D_GNU_SOURCE -o $@ $(LABWIRE_SRCS) -lm
 
 lab: $(B)/lab/labwire
 
