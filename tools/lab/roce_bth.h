@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * RoCEv2 BTH selection shared by the lab's two oracles, the host wire
- * (tools/lab/labwire.c, user space) and the fault injector
+ * (tools/lab/labwire*.c, user space) and the fault injector
  * (tests/lab/faultinj/ls_faultinj.c, a kernel module), and by the causal
  * attribution (tools/causal.c), which classes packets the same way. Plain C with
  * unsigned int only, so both builds include it as it is;
