@@ -117,6 +117,17 @@ static struct ls_bd_host host_of(struct ls_record *r, size_t n, unsigned int cpu
 	return h;
 }
 
+/* Attribute records r[0..n) of the prober (relevant CPU 0) to attr_setup's windows. */
+static int attribute_local(struct ls_bd_an *a, struct ls_probe_run *run,
+			   struct ls_record *r, size_t n, uint64_t preempt_ns)
+{
+	struct ls_bd_host local = host_of(r, n, 0);
+	struct ls_err err;
+
+	attr_setup(a, run);
+	return ls_bd_attribute(a, run, &local, NULL, preempt_ns, &err);
+}
+
 TEST(attribution_counts_only_what_overlaps_a_window)
 {
 	struct ls_record r[] = {
@@ -125,13 +136,10 @@ TEST(attribution_counts_only_what_overlaps_a_window)
 		rec(3600, 3700, 0, LS_STAGE_HARDIRQ),		/* no packet of ours */
 		rec(5900, 6400, 0, LS_STAGE_INTERFERENCE),	/* straddles window 2's end */
 	};
-	struct ls_bd_host local = host_of(r, ARRAY_SIZE(r), 0);
 	struct ls_probe_run run;
 	struct ls_bd_an a;
-	struct ls_err err;
 
-	attr_setup(&a, &run);
-	ASSERT_EQ(0, ls_bd_attribute(&a, &run, &local, NULL, 200000, &err));
+	ASSERT_EQ(0, attribute_local(&a, &run, r, ARRAY_SIZE(r), 200000));
 	ASSERT_TRUE(a.attr_ok);
 	EXPECT_TRUE(a.host_measured[0]);
 	EXPECT_FALSE(a.host_measured[1]);
@@ -145,8 +153,7 @@ TEST(attribution_counts_only_what_overlaps_a_window)
 	EXPECT_EQ(0, ls_bd_cell(&a.attr, 0, 0, LS_STAGE_HARDIRQ)->total_ns);
 	EXPECT_EQ(100, ls_bd_cell(&a.conc, 0, 0, LS_STAGE_HARDIRQ)->total_ns);
 	ls_bd_an_free(&a);
-	free(run.samples);
-	free(run.peer);
+	run_free(&run);
 }
 
 TEST(attribution_keeps_a_preemption_only_before_seen)
@@ -155,19 +162,15 @@ TEST(attribution_keeps_a_preemption_only_before_seen)
 		rec(1100, 1300, 0, LS_STAGE_PREEMPT),	/* ends 700 ns before "seen" */
 		rec(3500, 3990, 0, LS_STAGE_PREEMPT),	/* ends 10 ns before "seen" */
 	};
-	struct ls_bd_host local = host_of(r, ARRAY_SIZE(r), 0);
 	struct ls_probe_run run;
 	struct ls_bd_an a;
-	struct ls_err err;
 
-	attr_setup(&a, &run);
-	ASSERT_EQ(0, ls_bd_attribute(&a, &run, &local, NULL, 100, &err));
+	ASSERT_EQ(0, attribute_local(&a, &run, r, ARRAY_SIZE(r), 100));
 	EXPECT_EQ(1, a.preempt_dropped);
 	EXPECT_EQ(0, a.attr.kernel_ns[0]);
 	EXPECT_EQ(490, a.attr.kernel_ns[1]);
 	ls_bd_an_free(&a);
-	free(run.samples);
-	free(run.peer);
+	run_free(&run);
 }
 
 TEST(attribution_moves_the_responder_by_theta_and_counts_an_instant_once)
@@ -203,8 +206,7 @@ TEST(attribution_moves_the_responder_by_theta_and_counts_an_instant_once)
 	EXPECT_EQ(500, ls_bd_cell(&a.attr, 0, 0, LS_STAGE_WAKEUP)->total_ns +
 		       ls_bd_cell(&a.attr, 1, 2, LS_STAGE_WAKEUP)->total_ns);
 	ls_bd_an_free(&a);
-	free(run.samples);
-	free(run.peer);
+	run_free(&run);
 }
 
 TEST_HARNESS_MAIN

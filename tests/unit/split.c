@@ -41,6 +41,24 @@ static int run(struct ls_attr *a, const struct ls_window *w, size_t nw,
 	return 0;
 }
 
+/* A cell's expected total: CPU, stage, ns. */
+struct cell_want {
+	unsigned int cpu, stage;
+	uint64_t total_ns;
+};
+
+/* Check the totals of the n cells in want. */
+static void expect_cells(struct __test_metadata *_metadata, struct ls_attr *a,
+			 const struct cell_want *want, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		EXPECT_EQ(want[i].total_ns,
+			  ls_attr_cell(a, want[i].cpu, want[i].stage)->total_ns) {
+			TH_LOG("cell %zu: CPU %u stage %u", i, want[i].cpu, want[i].stage);
+		}
+	}
+}
+
 TEST(nested_stages_counted_once)
 {
 	struct ls_window w[] = { { 100, 200 } };
@@ -55,10 +73,9 @@ TEST(nested_stages_counted_once)
 	ASSERT_EQ(0, run(&a, w, 1, r, 4, LS_ATTR_ALL_STAGES));
 	/* union [105, 160] = 55 ns, not 45 + 10 + 50 + 6 */
 	EXPECT_EQ(55, a.kernel_ns[0]);
-	EXPECT_EQ(10, ls_attr_cell(&a, 0, LS_STAGE_HARDIRQ)->total_ns);
-	EXPECT_EQ(35, ls_attr_cell(&a, 0, LS_STAGE_SOFTIRQ_RUN)->total_ns);
-	EXPECT_EQ(10, ls_attr_cell(&a, 0, LS_STAGE_COMPLETION)->total_ns);
-	EXPECT_EQ(0, ls_attr_cell(&a, 0, LS_STAGE_INTERFERENCE)->total_ns);
+	expect_cells(_metadata, &a, (const struct cell_want[]){
+		{ 0, LS_STAGE_HARDIRQ, 10 }, { 0, LS_STAGE_SOFTIRQ_RUN, 35 },
+		{ 0, LS_STAGE_COMPLETION, 10 }, { 0, LS_STAGE_INTERFERENCE, 0 } }, 4);
 	ls_attr_free(&a);
 }
 
@@ -95,11 +112,10 @@ TEST(clipping_and_records_spanning_windows)
 	EXPECT_EQ(100, a.kernel_ns[0]);
 	EXPECT_EQ(100, a.kernel_ns[1]);
 	EXPECT_EQ(100, a.kernel_ns[2]);
-	EXPECT_EQ(10, ls_attr_cell(&a, 0, LS_STAGE_SOFTIRQ_RUN)->total_ns);
-	EXPECT_EQ(20, ls_attr_cell(&a, 1, LS_STAGE_PREEMPT)->total_ns);
 	EXPECT_EQ(2, ls_attr_cell(&a, 1, LS_STAGE_PREEMPT)->windows);
-	EXPECT_EQ(80 + 90 + 100, ls_attr_cell(&a, 1, LS_STAGE_SOFTIRQ_WAIT)->total_ns);
-	EXPECT_EQ(0, ls_attr_cell(&a, 0, LS_STAGE_HARDIRQ)->total_ns);
+	expect_cells(_metadata, &a, (const struct cell_want[]){
+		{ 0, LS_STAGE_SOFTIRQ_RUN, 10 }, { 1, LS_STAGE_PREEMPT, 20 },
+		{ 1, LS_STAGE_SOFTIRQ_WAIT, 80 + 90 + 100 }, { 0, LS_STAGE_HARDIRQ, 0 } }, 4);
 	ls_attr_free(&a);
 }
 

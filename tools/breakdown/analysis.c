@@ -120,15 +120,8 @@ struct bd_sets {
 /* Append an entry (record r counting for window only, or -1 for any). */
 static int sets_ent(struct bd_sets *S, const struct ls_record *r, long long only)
 {
-	if (S->nent == S->capent) {
-		size_t nc = S->capent ? 2 * S->capent : 4096;
-		struct bd_ent *v = realloc(S->ent, nc * sizeof(*v));
-
-		if (!v)
-			return -1;
-		S->ent = v;
-		S->capent = nc;
-	}
+	if (ls_grow(&S->ent, &S->capent, S->nent, sizeof(*S->ent), 4096))
+		return -1;
 	S->ent[S->nent++] = (struct bd_ent){ *r, only };
 	return 0;
 }
@@ -136,15 +129,8 @@ static int sets_ent(struct bd_sets *S, const struct ls_record *r, long long only
 /* Append a concurrent record. */
 static int sets_conc(struct bd_sets *S, const struct ls_record *r)
 {
-	if (S->nconc == S->capconc) {
-		size_t nc = S->capconc ? 2 * S->capconc : 4096;
-		struct ls_record *v = realloc(S->conc, nc * sizeof(*v));
-
-		if (!v)
-			return -1;
-		S->conc = v;
-		S->capconc = nc;
-	}
+	if (ls_grow(&S->conc, &S->capconc, S->nconc, sizeof(*S->conc), 4096))
+		return -1;
 	S->conc[S->nconc++] = *r;
 	return 0;
 }

@@ -63,8 +63,7 @@ struct bd_prom_ctr {
 };
 
 struct bd_prom_pair {
-	char peer[80];
-	bool ok;			/* the pair was measured and split */
+	struct ls_prom_pair head;	/* ok: the pair was measured and split */
 	struct ls_summary sums[4];	/* total, transmission, queuing, processing */
 	double tail_share[LS_NR_PARTS];
 	double floor_ns;

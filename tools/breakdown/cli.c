@@ -455,7 +455,7 @@ static int fleet_pair(void *arg, const char *label, void *pair)
 	if (f->c->peers)
 		ctx_reset(f->x);
 	if (pp)
-		snprintf(pp->peer, sizeof(pp->peer), "%s", label);
+		snprintf(pp->head.peer, sizeof(pp->head.peer), "%s", label);
 	return run_pair(f->c, f->x, f->base, f->sf, pp);
 }
 

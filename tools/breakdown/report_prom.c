@@ -10,7 +10,7 @@
 #include "bd.h"
 #include "prom.h"
 
-/* Keep what --prom writes of a split pair (peer given in pp->peer already). */
+/* Keep what --prom writes of a split pair (peer given in pp->head.peer already). */
 int bd_prom_keep(struct bd_prom_pair *pp, const struct ls_bd_an *a,
 		 const struct ls_bd_host *local, const struct ls_bd_host *peer,
 		 struct ls_err *err)
@@ -20,7 +20,7 @@ int bd_prom_keep(struct bd_prom_pair *pp, const struct ls_bd_an *a,
 	size_t n = 0, ci;
 	int ch;
 
-	pp->ok = true;
+	pp->head.ok = true;
 	pp->sums[0] = a->sp.sum_total;
 	pp->sums[1] = a->sp.sum_part[LS_PART_TRANSMISSION];
 	pp->sums[2] = a->sp.sum_part[LS_PART_QUEUING];
@@ -48,7 +48,7 @@ int bd_prom_keep(struct bd_prom_pair *pp, const struct ls_bd_an *a,
 		n += ls_ctr_moved(d);
 	pp->ctr = n ? calloc(n, sizeof(*pp->ctr)) : NULL;
 	if (n && !pp->ctr)
-		return ls_errnof(err, ENOMEM, "--prom: statistics of %s", pp->peer);
+		return ls_errnof(err, ENOMEM, "--prom: statistics of %s", pp->head.peer);
 	ls_bd_for_each_ctr(hosts, ch, ci, d) {
 		struct bd_prom_ctr *pc;
 
@@ -74,15 +74,62 @@ static int prom_obs(struct ls_prom *pr, const struct bd_prom_pair *pp, size_t n,
 	if (ls_prom_family(pr, name, LS_PROM_GAUGE, help, err))
 		return -1;
 	for (size_t i = 0; i < n; i++) {
-		l[0] = (struct ls_prom_label){ "peer", pp[i].peer };
+		l[0] = (struct ls_prom_label){ "peer", pp[i].head.peer };
 		for (int h = 0; h < 2; h++) {
 			double v = fig == OBS_PER_SAMPLE ? pp[i].obs[h].per_ns * 1e-9 :
 				   fig == OBS_SHARE ? pp[i].obs[h].share : pp[i].obs[h].drain_s;
 
-			if (!pp[i].ok || !pp[i].obs[h].ok || v < 0)
+			if (!pp[i].head.ok || !pp[i].obs[h].ok || v < 0)
 				continue;
 			l[1] = (struct ls_prom_label){ "host", bd_host_names[h] };
 			if (ls_prom_sample(pr, NULL, l, 2, v, err))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* What a per-pair family of --prom shows: a part's figure, or the pair's one. */
+enum pair_fig { FIG_SUMMARY, FIG_MAX, FIG_TAIL_SHARE, FIG_FLOOR, FIG_CLAMPED, FIG_RELIABLE };
+
+/* Pair pp's figure fig (of part p for the part figures). */
+static double pair_fig(const struct bd_prom_pair *pp, enum pair_fig fig, int p)
+{
+	switch (fig) {
+	case FIG_MAX:
+		return pp->sums[p].max * 1e-9;
+	case FIG_TAIL_SHARE:
+		return pp->tail_share[p];
+	case FIG_FLOOR:
+		return pp->floor_ns * 1e-9;
+	case FIG_CLAMPED:
+		return (double)pp->clamped;
+	default:
+		return pp->reliable;
+	}
+}
+
+/* A family with a sample per split pair: by part (nparts of them), or one (nparts 0). */
+static int prom_pairs(struct ls_prom *pr, const struct bd_prom_pair *pp, size_t n,
+		      const char *name, enum ls_prom_type type, const char *help,
+		      enum pair_fig fig, int nparts, struct ls_err *err)
+{
+	static const char *const names[4] = { "total", "transmission", "queuing", "processing" };
+	struct ls_prom_label l[2];
+
+	if (ls_prom_family(pr, name, type, help, err))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		l[0] = (struct ls_prom_label){ "peer", pp[i].head.peer };
+		if (!pp[i].head.ok)
+			continue;
+		if (!nparts && ls_prom_sample(pr, NULL, l, 1, pair_fig(&pp[i], fig, 0), err))
+			return -1;
+		for (int p = 0; p < nparts; p++) {
+			l[1] = (struct ls_prom_label){
+				"part", fig == FIG_TAIL_SHARE ? ls_part_name(p) : names[p] };
+			if (fig == FIG_SUMMARY ? ls_prom_summary(pr, l, 2, &pp[i].sums[p], err) :
+			    ls_prom_sample(pr, NULL, l, 2, pair_fig(&pp[i], fig, p), err))
 				return -1;
 		}
 	}
@@ -93,62 +140,22 @@ static int prom_obs(struct ls_prom *pr, const struct bd_prom_pair *pp, size_t n,
 static int prom_parts(struct ls_prom *pr, const struct bd_prom_pair *pp, size_t n,
 		      struct ls_err *err)
 {
-	static const char *const names[4] = { "total", "transmission", "queuing", "processing" };
-	struct ls_prom_label l[4];
-	size_t i;
-
-	if (ls_prom_family(pr, "latsplit_breakdown_up", LS_PROM_GAUGE,
-			   "1 when the pair was measured and split, 0 when its run failed.", err))
+	if (ls_prom_up(pr, "latsplit_breakdown_up",
+		       "1 when the pair was measured and split, 0 when its run failed.",
+		       pp, n, sizeof(*pp), err))
 		return -1;
-	for (i = 0; i < n; i++) {
-		l[0] = (struct ls_prom_label){ "peer", pp[i].peer };
-		if (ls_prom_sample(pr, NULL, l, 1, pp[i].ok, err))
-			return -1;
-	}
-	if (ls_prom_family(pr, "latsplit_breakdown_seconds", LS_PROM_SUMMARY,
-			   "One-way RDMA latency by part (total = transmission + queuing + processing).",
-			   err))
+	if (prom_pairs(pr, pp, n, "latsplit_breakdown_seconds", LS_PROM_SUMMARY,
+		       "One-way RDMA latency by part (total = transmission + queuing + processing).",
+		       FIG_SUMMARY, 4, err) ||
+	    prom_pairs(pr, pp, n, "latsplit_breakdown_max_seconds", LS_PROM_GAUGE,
+		       "Largest one-way latency by part.", FIG_MAX, 4, err) ||
+	    prom_pairs(pr, pp, n, "latsplit_breakdown_tail_share", LS_PROM_GAUGE,
+		       "Share of the slowest samples' excess over p50 by part.",
+		       FIG_TAIL_SHARE, LS_NR_PARTS, err))
 		return -1;
-	for (i = 0; i < n; i++) {
-		l[0] = (struct ls_prom_label){ "peer", pp[i].peer };
-		for (int p = 0; p < 4 && pp[i].ok; p++) {
-			l[1] = (struct ls_prom_label){ "part", names[p] };
-			if (ls_prom_summary(pr, l, 2, &pp[i].sums[p], err))
-				return -1;
-		}
-	}
-	if (ls_prom_family(pr, "latsplit_breakdown_max_seconds", LS_PROM_GAUGE,
-			   "Largest one-way latency by part.", err))
-		return -1;
-	for (i = 0; i < n; i++) {
-		l[0] = (struct ls_prom_label){ "peer", pp[i].peer };
-		for (int p = 0; p < 4 && pp[i].ok; p++) {
-			l[1] = (struct ls_prom_label){ "part", names[p] };
-			if (ls_prom_sample(pr, NULL, l, 2, pp[i].sums[p].max * 1e-9, err))
-				return -1;
-		}
-	}
-	if (ls_prom_family(pr, "latsplit_breakdown_tail_share", LS_PROM_GAUGE,
-			   "Share of the slowest samples' excess over p50 by part.", err))
-		return -1;
-	for (i = 0; i < n; i++) {
-		l[0] = (struct ls_prom_label){ "peer", pp[i].peer };
-		for (int p = 0; p < LS_NR_PARTS && pp[i].ok; p++) {
-			l[1] = (struct ls_prom_label){ "part", ls_part_name(p) };
-			if (ls_prom_sample(pr, NULL, l, 2, pp[i].tail_share[p], err))
-				return -1;
-		}
-	}
-	if (ls_prom_family(pr, "latsplit_breakdown_floor_seconds", LS_PROM_GAUGE,
-			   "Base floor of processing (inferred, or a baseline's median residual).",
-			   err))
-		return -1;
-	for (i = 0; i < n; i++) {
-		l[0] = (struct ls_prom_label){ "peer", pp[i].peer };
-		if (pp[i].ok && ls_prom_sample(pr, NULL, l, 1, pp[i].floor_ns * 1e-9, err))
-			return -1;
-	}
-	return 0;
+	return prom_pairs(pr, pp, n, "latsplit_breakdown_floor_seconds", LS_PROM_GAUGE,
+			  "Base floor of processing (inferred, or a baseline's median residual).",
+			  FIG_FLOOR, 0, err);
 }
 
 /* The attribution's fidelity (capped samples, reliable) and the verdict's level. */
@@ -156,34 +163,22 @@ static int prom_verdict(struct ls_prom *pr, const struct bd_prom_pair *pp, size_
 			struct ls_err *err)
 {
 	struct ls_prom_label l[4];
-	size_t i;
 
-	if (ls_prom_family(pr, "latsplit_breakdown_clamped_samples", LS_PROM_GAUGE,
-			   "Samples with more kernel time on their path than latency (processing capped).",
-			   err))
+	if (prom_pairs(pr, pp, n, "latsplit_breakdown_clamped_samples", LS_PROM_GAUGE,
+		       "Samples with more kernel time on their path than latency (processing capped).",
+		       FIG_CLAMPED, 0, err) ||
+	    prom_pairs(pr, pp, n, "latsplit_breakdown_attribution_reliable", LS_PROM_GAUGE,
+		       "1 when at most 1 % of the samples were capped; 0: no verdict for this run.",
+		       FIG_RELIABLE, 0, err))
 		return -1;
-	for (i = 0; i < n; i++) {
-		l[0] = (struct ls_prom_label){ "peer", pp[i].peer };
-		if (pp[i].ok && ls_prom_sample(pr, NULL, l, 1, (double)pp[i].clamped, err))
-			return -1;
-	}
-	if (ls_prom_family(pr, "latsplit_breakdown_attribution_reliable", LS_PROM_GAUGE,
-			   "1 when at most 1 % of the samples were capped; 0: no verdict for this run.",
-			   err))
-		return -1;
-	for (i = 0; i < n; i++) {
-		l[0] = (struct ls_prom_label){ "peer", pp[i].peer };
-		if (pp[i].ok && ls_prom_sample(pr, NULL, l, 1, pp[i].reliable, err))
-			return -1;
-	}
 	if (ls_prom_family(pr, "latsplit_breakdown_level", LS_PROM_GAUGE,
 			   "Verdict on p50: 0 below normal, 1 normal, 2 elevated, 3 abnormal, 4 hurts training; absent when the attribution is unreliable.",
 			   err))
 		return -1;
-	for (i = 0; i < n; i++) {
-		if (!pp[i].ok || !pp[i].reliable)
+	for (size_t i = 0; i < n; i++) {
+		if (!pp[i].head.ok || !pp[i].reliable)
 			continue;
-		l[0] = (struct ls_prom_label){ "peer", pp[i].peer };
+		l[0] = (struct ls_prom_label){ "peer", pp[i].head.peer };
 		l[1] = (struct ls_prom_label){ "next_layer", ls_layer_name(pp[i].next) };
 		l[2] = (struct ls_prom_label){ "dominant_p50", ls_part_name(pp[i].dom_p50) };
 		l[3] = (struct ls_prom_label){ "dominant_tail", ls_part_name(pp[i].dom_tail) };
@@ -205,7 +200,7 @@ static int prom_stats(struct ls_prom *pr, const struct bd_prom_pair *pp, size_t 
 			   err))
 		return -1;
 	for (i = 0; i < n; i++) {
-		l[0] = (struct ls_prom_label){ "peer", pp[i].peer };
+		l[0] = (struct ls_prom_label){ "peer", pp[i].head.peer };
 		for (size_t k = 0; k < pp[i].nctr; k++) {
 			const struct bd_prom_ctr *pc = &pp[i].ctr[k];
 

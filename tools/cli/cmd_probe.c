@@ -608,8 +608,7 @@ struct probe_prom_run {
 };
 
 struct probe_prom_pair {
-	char peer[80];
-	bool ok;			/* every run complete */
+	struct ls_prom_pair head;	/* ok: every run complete */
 	struct probe_prom_run *runs;
 	size_t nruns;
 };
@@ -620,12 +619,12 @@ static int prom_keep(struct probe_prom_pair *pp, const struct ls_probe_result *r
 {
 	pp->runs = calloc(r->nruns ? r->nruns : 1, sizeof(*pp->runs));
 	if (!pp->runs)
-		return ls_errnof(err, ENOMEM, "--prom: summaries of %s", pp->peer);
+		return ls_errnof(err, ENOMEM, "--prom: summaries of %s", pp->head.peer);
 	for (unsigned int k = 0; k < r->nruns; k++) {
 		double *v = latencies(false, r, &r->runs[k]);
 
 		if (r->runs[k].count && !v)
-			return ls_errnof(err, ENOMEM, "--prom: summaries of %s", pp->peer);
+			return ls_errnof(err, ENOMEM, "--prom: summaries of %s", pp->head.peer);
 		pp->runs[k].size = r->runs[k].size;
 		ls_summarize(v, v ? r->runs[k].count : 0, &pp->runs[k].s);
 		free(v);
@@ -642,7 +641,7 @@ static int runs_samples(struct ls_prom *pf, const struct probe_prom_pair *pp, si
 	char size[16];
 
 	for (size_t i = 0; i < n; i++) {
-		l[0] = (struct ls_prom_label){ "peer", pp[i].peer };
+		l[0] = (struct ls_prom_label){ "peer", pp[i].head.peer };
 		for (size_t k = 0; k < pp[i].nruns; k++) {
 			const struct ls_summary *s = &pp[i].runs[k].s;
 			int rc;
@@ -664,16 +663,10 @@ static int runs_samples(struct ls_prom *pf, const struct probe_prom_pair *pp, si
 static int write_prom(struct ls_prom *pf, const struct probe_prom_pair *pp, size_t n,
 		      struct ls_err *err)
 {
-	struct ls_prom_label l;
-
-	if (ls_prom_family(pf, "latsplit_probe_up", LS_PROM_GAUGE,
-			   "1 when the pair was measured to the end, 0 when its run failed.", err))
+	if (ls_prom_up(pf, "latsplit_probe_up",
+		       "1 when the pair was measured to the end, 0 when its run failed.",
+		       pp, n, sizeof(*pp), err))
 		return -1;
-	for (size_t i = 0; i < n; i++) {
-		l = (struct ls_prom_label){ "peer", pp[i].peer };
-		if (ls_prom_sample(pf, NULL, &l, 1, pp[i].ok, err))
-			return -1;
-	}
 	if (ls_prom_family(pf, "latsplit_probe_seconds", LS_PROM_SUMMARY,
 			   "One-way RDMA latency by message size (RTT/2 for write and send, the whole operation for read).",
 			   err) ||
@@ -731,7 +724,7 @@ static int run_session(struct probe_cli *c, struct probe_prom_pair *pp)
 		}
 	}
 	if (pp) {
-		pp->ok = !rc;
+		pp->head.ok = !rc;
 		if (prom_keep(pp, r, &err)) {
 			ls_warn("probe: %s", err.msg);
 			rc = -1;
@@ -748,7 +741,7 @@ static int fleet_pair(void *arg, const char *label, void *pair)
 	struct probe_prom_pair *pp = pair;
 
 	if (pp)
-		snprintf(pp->peer, sizeof(pp->peer), "%s", label);
+		snprintf(pp->head.peer, sizeof(pp->head.peer), "%s", label);
 	return run_session(arg, pp);
 }
 

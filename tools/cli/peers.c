@@ -49,15 +49,8 @@ static int add_host(const char *name, unsigned int line, const char *host, size_
 	}
 	if (p->n == LS_PEERS_MAX)
 		return ls_errcf(err, LS_E_LIMIT, "%s:%u: more than %u peers", name, line, LS_PEERS_MAX);
-	if (p->n == *cap) {
-		size_t ncap = *cap ? 2 * *cap : 16;
-		char **nv = realloc(p->v, ncap * sizeof(*nv));
-
-		if (!nv)
-			return ls_errnof(err, ENOMEM, "%s: peer list", name);
-		p->v = nv;
-		*cap = ncap;
-	}
+	if (ls_grow(&p->v, cap, p->n, sizeof(*p->v), 16))
+		return ls_errnof(err, ENOMEM, "%s: peer list", name);
 	s = strndup(host, len);
 	if (!s)
 		return ls_errnof(err, ENOMEM, "%s: peer list", name);

@@ -181,6 +181,24 @@ int ls_prom_sample(struct ls_prom *p, const char *suffix,
 	return 0;
 }
 
+/* An "up" gauge family: a sample per pair, 1 when its run went to the end. */
+int ls_prom_up(struct ls_prom *p, const char *name, const char *help,
+	       const void *pairs, size_t n, size_t size, struct ls_err *err)
+{
+	struct ls_prom_label l;
+
+	if (ls_prom_family(p, name, LS_PROM_GAUGE, help, err))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		const struct ls_prom_pair *pp = (const void *)((const char *)pairs + i * size);
+
+		l = (struct ls_prom_label){ "peer", pp->peer };
+		if (ls_prom_sample(p, NULL, &l, 1, pp->ok, err))
+			return -1;
+	}
+	return 0;
+}
+
 /* A latency distribution (ns) as a summary in seconds. */
 int ls_prom_summary(struct ls_prom *p, const struct ls_prom_label *labels,
 		    unsigned int nr_labels, const struct ls_summary *s_ns,

@@ -35,6 +35,12 @@ struct ls_prom_label {
 
 #define LS_PROM_MAX_FAMILIES	256
 
+/* The head of a fleet command's --prom record of one pair. */
+struct ls_prom_pair {
+	char peer[80];
+	bool ok;			/* the pair's run went to the end */
+};
+
 struct ls_prom {
 	struct ls_afile af;
 	FILE *fp;
@@ -68,6 +74,13 @@ int ls_prom_sample(struct ls_prom *p, const char *suffix,
 int ls_prom_summary(struct ls_prom *p, const struct ls_prom_label *labels,
 		    unsigned int nr_labels, const struct ls_summary *s_ns,
 		    struct ls_err *err);
+/*
+ * An "up" gauge family: a sample per pair, 1 when its run went to the end,
+ * labelled by its peer. The n records are size bytes apart, each beginning
+ * with a struct ls_prom_pair.
+ */
+int ls_prom_up(struct ls_prom *p, const char *name, const char *help,
+	       const void *pairs, size_t n, size_t size, struct ls_err *err);
 /* Finish (OpenMetrics: "# EOF") and rename into place. */
 int ls_prom_commit(struct ls_prom *p, struct ls_err *err);
 /* Drop an unfinished document; the target file is left untouched. */

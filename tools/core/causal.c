@@ -260,15 +260,8 @@ static bool last_of_msg(const struct ls_record *r, int64_t psn0, uint32_t pkts)
 static int add_link(struct ls_causal_out *out, size_t *cap, size_t rec, size_t sample,
 		    uint64_t from, uint64_t to)
 {
-	if (out->nlink == *cap) {
-		size_t nc = *cap ? 2 * *cap : 256;
-		struct ls_causal_link *v = realloc(out->link, nc * sizeof(*v));
-
-		if (!v)
-			return -1;
-		out->link = v;
-		*cap = nc;
-	}
+	if (ls_grow(&out->link, cap, out->nlink, sizeof(*out->link), 256))
+		return -1;
 	out->link[out->nlink++] = (struct ls_causal_link){ rec, sample, from, to };
 	return 0;
 }

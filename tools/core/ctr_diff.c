@@ -51,21 +51,20 @@ enum ls_ctr_class ls_ctr_classify(const char *name)
 	static const char *const drop[] = { "drop", "discard", "overrun", "missed",
 					    "fifo_err", "no_buf", "out_of_buffer", NULL };
 	static const char *const queue[] = { ":backlog", ":qlen", NULL };
+	/* The first class whose needles the name contains. */
+	static const struct {
+		const char *const *needles;
+		enum ls_ctr_class cls;
+	} classes[] = {
+		{ cnp, LS_CTR_CNP }, { ecn, LS_CTR_ECN }, { pfc, LS_CTR_PFC },
+		{ oos, LS_CTR_OOS }, { rtx, LS_CTR_RETRANS }, { drop, LS_CTR_DROP },
+		{ queue, LS_CTR_QUEUE },
+	};
 
-	if (has_any(name, cnp))
-		return LS_CTR_CNP;
-	if (has_any(name, ecn))
-		return LS_CTR_ECN;
-	if (has_any(name, pfc))
-		return LS_CTR_PFC;
-	if (has_any(name, oos))
-		return LS_CTR_OOS;
-	if (has_any(name, rtx))
-		return LS_CTR_RETRANS;
-	if (has_any(name, drop))
-		return LS_CTR_DROP;
-	if (has_any(name, queue))
-		return LS_CTR_QUEUE;
+	for (size_t i = 0; i < ARRAY_SIZE(classes); i++) {
+		if (has_any(name, classes[i].needles))
+			return classes[i].cls;
+	}
 	return LS_CTR_OTHER;
 }
 
@@ -75,15 +74,8 @@ int ls_ctr_add(struct ls_ctr_snap *s, const char *name, bool gauge, bool ok,
 {
 	struct ls_ctr *c;
 
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 64;
-		struct ls_ctr *v = realloc(s->v, cap * sizeof(*v));
-
-		if (!v)
-			return -1;
-		s->v = v;
-		s->cap = cap;
-	}
+	if (ls_grow(&s->v, &s->cap, s->n, sizeof(*s->v), 64))
+		return -1;
 	c = &s->v[s->n++];
 	memset(c, 0, sizeof(*c));
 	snprintf(c->name, sizeof(c->name), "%s", name);

@@ -240,3 +240,21 @@ void ls_format_cpulist(const uint64_t *mask, unsigned int nbits, char *buf,
 		i = j + 1;
 	}
 }
+
+/* Make room for one more element in the array *v (doubling its capacity). */
+int ls_grow(void *v, size_t *cap, size_t n, size_t size, size_t first)
+{
+	void **pv = v;
+	size_t nc;
+	void *nv;
+
+	if (n < *cap)
+		return 0;
+	nc = *cap ? 2 * *cap : first;
+	nv = realloc(*pv, nc * size);
+	if (!nv)
+		return -1;
+	*pv = nv;
+	*cap = nc;
+	return 0;
+}

@@ -83,5 +83,10 @@ int ls_parse_cpulist(const char *s, uint64_t *mask, unsigned int nbits,
 /* Format a bitmap as a CPU list "0-3,6". */
 void ls_format_cpulist(const uint64_t *mask, unsigned int nbits, char *buf,
 		       size_t len);
+/*
+ * Make room for one more element in the array *v of *cap elements of size
+ * bytes holding n: doubles *cap (first when it is 0); 0, or -1 with *v kept.
+ */
+int ls_grow(void *v, size_t *cap, size_t n, size_t size, size_t first);
 
 #endif /* LS_UTIL_H */

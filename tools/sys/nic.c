@@ -315,16 +315,9 @@ int ls_interrupts_read(const char *path, struct ls_interrupts *out,
 		*colon = '\0';
 		while (*key == ' ')
 			key++;
-		if (out->nr_rows == rows_cap) {
-			size_t nc = rows_cap ? rows_cap * 2 : 64;
-			struct ls_irq_row *nr = realloc(out->rows, nc * sizeof(*nr));
-
-			if (!nr) {
-				ls_errf(err, "out of memory reading %s", path);
-				goto out;
-			}
-			out->rows = nr;
-			rows_cap = nc;
+		if (ls_grow(&out->rows, &rows_cap, out->nr_rows, sizeof(*out->rows), 64)) {
+			ls_errf(err, "out of memory reading %s", path);
+			goto out;
 		}
 		r = &out->rows[out->nr_rows];
 		memset(r, 0, sizeof(*r));
