@@ -122,6 +122,7 @@ expect_rc() {
 lab_workdir() {
 	SH=$(lab_shared) || skip_all "no lab shared directory (LAB_NAME=${LAB_NAME:-unset})"
 	W=$SH/$1.$$
+	_lab_workdir=$W
 	mkdir -p "$W"
 }
 
@@ -130,4 +131,111 @@ lab_workdir() {
 lab_nic_irqs() {
 	irqs=$(lab_exec 0 "ls /sys/class/net/eth0/device/../msi_irqs 2>/dev/null | sort -n | paste -sd, -")
 	[ -n "$irqs" ] || { not_ok "node0: find eth0's MSI IRQs"; done_testing; }
+}
+
+# lab_drop_caches: drop both guests' page caches (a running lab may serve a
+# stale page-cached binary over 9p after a rebuild).
+lab_drop_caches() {
+	lab_exec 0 "echo 3 > /proc/sys/vm/drop_caches"
+	lab_exec 1 "echo 3 > /proc/sys/vm/drop_caches"
+}
+
+# lab_cleanup_at_exit NODE CMD [NODE CMD...]: at exit, run each CMD in its
+# guest NODE (output and failure ignored), then remove the directory
+# lab_workdir made, if it made one.
+lab_cleanup_at_exit() {
+	_lab_cleanup=("$@")
+	trap _lab_run_cleanup EXIT
+}
+_lab_run_cleanup() {
+	local i
+	for ((i = 0; i + 1 < ${#_lab_cleanup[@]}; i += 2)); do
+		lab_exec "${_lab_cleanup[i]}" "${_lab_cleanup[i + 1]}" >/dev/null 2>&1
+	done
+	[ -z "${_lab_workdir:-}" ] || rm -rf "$_lab_workdir"
+}
+
+# ebpf_lab_setup NAME NODE [CMD]: start a lab test of the eBPF backend:
+# $BIN (LS_EBPF_BIN or the CLI; skip the script without it), the work
+# directory $W (lab_workdir NAME) removed at exit after CMD (default: stop
+# the ping load) ran in guest NODE, TAP counted as it goes, the guest
+# kernel release in $kver.
+ebpf_lab_setup() {
+	BIN=${LS_EBPF_BIN:-$LS_BIN}
+	[ -x "$BIN" ] || skip_all "$BIN not built (make tools)"
+	lab_workdir "$1"
+	lab_cleanup_at_exit "$2" "${3:-pkill -x ping}"
+	plan_none
+	kver=$(lab_kver)
+}
+
+# wait_listening FILE TRIES PAUSE: true once FILE (a responder's log the
+# host sees) says "listening"; polls TRIES times, PAUSE seconds apart.
+wait_listening() {
+	local i
+	for i in $(seq "$2"); do
+		grep -q listening "$1" 2>/dev/null && return 0
+		sleep "$3"
+	done
+	return 1
+}
+
+# lab_wait_listening NODE FILE: the same, read in guest NODE (50 x 0.2 s).
+lab_wait_listening() {
+	local i
+	for i in $(seq 50); do
+		lab_exec "$1" "grep -q listening $2" 2>/dev/null && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# blk_msi_irqs DIR: the MSI IRQs (comma-separated) of the block device
+# holding DIR (virtio: the PCI parent's msi_irqs); empty when none.
+blk_msi_irqs() {
+	local src dev sys d irqs=
+	src=$(findmnt -n -o SOURCE --target "$1" | head -1)
+	dev=$(basename "$(readlink -f "$src")")
+	sys=$(readlink -f "/sys/class/block/$dev")
+	[ -e "$sys/partition" ] && sys=$(dirname "$sys")
+	for d in "$sys/device/msi_irqs" "$sys/device/../msi_irqs"; do
+		[ -d "$d" ] && { irqs=$(ls "$d" | sort -n | tr '\n' ',' | sed 's/,$//'); break; }
+	done
+	echo "$irqs"
+}
+
+# udp_load_py FILE: write a Python load to FILE: `python3 FILE N` sends N
+# loopback UDP datagrams, the socket drained after each (a NET_RX softirq
+# and a napi_poll each); with a third argument "time" it prints the
+# nanoseconds the loop took.
+udp_load_py() {
+	cat > "$1" <<'PYEOF'
+import socket, sys, time
+n = int(sys.argv[1])
+r = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+r.bind(("127.0.0.1", 0))
+r.setblocking(False)
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+a = r.getsockname()
+t0 = time.monotonic_ns()
+for i in range(n):
+    s.sendto(b"x", a)
+    try:
+        while True:
+            r.recv(64)
+    except BlockingIOError:
+        pass
+if sys.argv[2:] == ["time"]:
+    print(time.monotonic_ns() - t0)
+PYEOF
+}
+
+# bench_build NAME: build the CLI's libraries, then tests/bench/NAME.c into
+# $w/NAME, $w a scratch directory removed at exit.
+bench_build() {
+	make -s -C "$LS_TOP" tools >/dev/null
+	w=$(mktemp -d)
+	trap 'rm -rf "$w"' EXIT
+	cc -O2 -std=gnu11 -D_GNU_SOURCE -I"$LS_TOP" $(printf -- '-I%s ' "$LS_TOP"/tools "$LS_TOP"/tools/*/) \
+		-o "$w/$1" "$LS_TOP/tests/bench/$1.c" "$LS_TOP/build/libls-core.a" -lm
 }

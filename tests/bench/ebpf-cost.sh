@@ -42,36 +42,14 @@ if [ ! -e /sys/kernel/tracing/events ]; then
 fi
 sysctl -q -w kernel.bpf_stats_enabled=1
 
-src=$(findmnt -n -o SOURCE --target "$W" | head -1)
-dev=$(basename "$(readlink -f "$src")")
-sys=$(readlink -f "/sys/class/block/$dev")
-[ -e "$sys/partition" ] && sys=$(dirname "$sys")
-IRQS=$(ls "$sys/device/../msi_irqs" 2>/dev/null | sort -n | paste -sd, -)
-[ -n "$IRQS" ] || IRQS=$(ls "$sys/device/msi_irqs" 2>/dev/null | sort -n | paste -sd, -)
+IRQS=$(blk_msi_irqs "$W")
 [ -n "$IRQS" ] || skip_all "no MSI IRQs for the block device under $W"
 filter=$(echo "$IRQS" | sed 's/\([0-9]*\)/args->irq == \1/g; s/,/ || /g')
 
-cat > "$W/udp.py" <<'EOF'
-import socket, sys, time
-n = int(sys.argv[1])
-r = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-r.bind(("127.0.0.1", 0))
-r.setblocking(False)
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-a = r.getsockname()
-t0 = time.monotonic_ns()
-for i in range(n):
-    s.sendto(b"x", a)
-    try:
-        while True:
-            r.recv(64)
-    except BlockingIOError:
-        pass
-print(time.monotonic_ns() - t0)
-EOF
+udp_load_py "$W/udp.py"
 # load.sh TAG PATTERN: the load, then the stats of the programs matching PATTERN.
 cat > "$W/load.sh" <<EOF
-python3 $W/udp.py $N > $W/\$1.wall
+python3 $W/udp.py $N time > $W/\$1.wall
 dd if=/dev/zero of=$W/f bs=4k count=1000 oflag=direct,sync 2>/dev/null
 bpftool -j prog show > $W/\$1.progs
 EOF

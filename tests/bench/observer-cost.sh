@@ -39,7 +39,8 @@
 #   LS_BENCH_ITERS=300 LS_BENCH_Q_PAIRS=8 LS_BENCH_PAIR_ITERS=1000 LS_BENCH_PAIR_RUNS=4
 #   LS_BENCH_AB_ITERS=8000
 set -uo pipefail
-TOP=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/../lib.sh"
+TOP=$LS_TOP
 LAB=$TOP/tools/lab/lab
 BIN=$TOP/build/latsplit
 KERNELS=${LS_BENCH_KERNELS:-6.1 6.12 6.1-rt}
@@ -57,13 +58,20 @@ missed=0
 [ -x "$BIN" ] || { echo "# bench observer-cost: $BIN not built (make)"; exit 2; }
 trap '"$LAB" down --name "$NAME" >/dev/null 2>&1' EXIT
 
+# responder W TAG ARGS...: `latsplit ARGS` in the background on node1, its
+# output in W/TAG.resp; returns once it listens (20 s at the most).
+responder() {
+	local w=$1 tag=$2
+	shift 2
+	"$LAB" exec --name "$NAME" --background 1 -- "$w/latsplit $* > $w/$tag.resp 2>&1" >/dev/null
+	wait_listening "$w/$tag.resp" 100 0.2
+}
+
 # run W TAG RESP_BACKEND PROBER_BACKEND [PROBER ARGS]: one breakdown session.
 run() {
 	local w=$1 tag=$2 rb=$3 pb=$4
 	shift 4
-	"$LAB" exec --name "$NAME" --background 1 -- \
-		"$w/latsplit breakdown -p $PORT -u 20 -b $rb --listen-timeout 120 > $w/$tag.resp 2>&1" >/dev/null
-	for _ in $(seq 100); do grep -q listening "$w/$tag.resp" 2>/dev/null && break; sleep 0.2; done
+	responder "$w" "$tag" breakdown -p $PORT -u 20 -b "$rb" --listen-timeout 120
 	"$LAB" exec --name "$NAME" --timeout 600 0 -- \
 		"$w/latsplit breakdown -p $PORT -u 20 -b $pb -n $ITERS --json --samples $w/$tag.csv $* 192.0.2.2 > $w/$tag.json 2> $w/$tag.err"
 }
@@ -71,9 +79,7 @@ run() {
 # ab W BACKEND PHASE TAG: an in-run A/B of BACKEND on node0 around AB_ITERS probe samples.
 ab() {
 	local w=$1 be=$2 phase=$3 tag=$4
-	"$LAB" exec --name "$NAME" --background 1 -- \
-		"$w/latsplit probe -p $PORT -u 20 --listen-timeout 120 > $w/$tag.resp 2>&1" >/dev/null
-	for _ in $(seq 100); do grep -q listening "$w/$tag.resp" 2>/dev/null && break; sleep 0.2; done
+	responder "$w" "$tag" probe -p $PORT -u 20 --listen-timeout 120
 	"$LAB" exec --name "$NAME" --timeout 900 0 -- \
 		"\$([ \$(nproc) -gt 1 ] && echo taskset -c 1) $w/latsplit record -b $be -i eth0 -c 0 --pid-command --records $w/$tag.rec --ab $phase --json -- sh -c 'exec $w/latsplit probe -p $PORT -u 20 -n $AB_ITERS --cpu 0 --samples $w/$tag.csv 192.0.2.2 > $w/$tag.probe' > $w/$tag.json 2> $w/$tag.err"
 }

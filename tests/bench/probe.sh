@@ -4,12 +4,7 @@
 # 16-byte record, goal < 50 ns) against a reference loop measured in the same
 # run, and memory: one preallocated record per sample. Exit 1 over the goal.
 set -euo pipefail
-TOP=$(cd "$(dirname "$0")/../.." && pwd)
-B=$TOP/build
-make -s -C "$TOP" tools >/dev/null
-w=$(mktemp -d)
-trap 'rm -rf "$w"' EXIT
-cc -O2 -std=gnu11 -D_GNU_SOURCE -I"$TOP" $(printf -- '-I%s ' "$TOP"/tools "$TOP"/tools/*/) \
-	-o "$w/probe_bench" "$TOP/tests/bench/probe_bench.c" "$B/libls-core.a" -lm
+. "$(dirname "$0")/../lib.sh"
+bench_build probe_bench
 echo "# bench probe: ${1:-4000000} samples, pinned to one CPU, clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo '?')"
 taskset -c "$(( $(nproc) - 1 ))" "$w/probe_bench" "${1:-4000000}"

@@ -33,6 +33,19 @@ sys.stdout.write(stream.getvalue())
 PY
 }
 
+# same_lines RST HELP OK_DESC BAD_DESC: ok OK_DESC when the sorted files
+# RST (from a man page) and HELP (from --help) hold the same lines, else
+# not_ok BAD_DESC naming the lines only in each.
+same_lines() {
+	if diff -q "$1" "$2" >/dev/null; then
+		ok "$3"
+	else
+		not_ok "$4" \
+			"only in the man page: $(comm -23 "$1" "$2" | tr '\n' ' ')" \
+			"only in --help: $(comm -13 "$1" "$2" | tr '\n' ' ')"
+	fi
+}
+
 # rst_options FILE: the option names (-x, --long) of the OPTIONS section, one per line.
 rst_options() {
 	python3 - "$1" <<'PY'
@@ -106,12 +119,9 @@ for f in "$DOC"/latsplit-*.rst; do
 	help_options "$cmd" >"$T/help"
 	if [ ! -s "$T/help" ]; then
 		not_ok "latsplit $cmd --help lists options" "no option lines found"
-	elif diff -q "$T/rst" "$T/help" >/dev/null; then
-		ok "latsplit-$cmd.rst OPTIONS = latsplit $cmd --help ($(wc -l <"$T/help") options)"
 	else
-		not_ok "latsplit-$cmd.rst OPTIONS differ from latsplit $cmd --help" \
-			"only in the man page: $(comm -23 "$T/rst" "$T/help" | tr '\n' ' ')" \
-			"only in --help: $(comm -13 "$T/rst" "$T/help" | tr '\n' ' ')"
+		same_lines "$T/rst" "$T/help" "latsplit-$cmd.rst OPTIONS = latsplit $cmd --help ($(wc -l <"$T/help") options)" \
+			"latsplit-$cmd.rst OPTIONS differ from latsplit $cmd --help"
 	fi
 done
 missing=
@@ -133,13 +143,8 @@ for sec in doc.traverse(n.section):
 PY
 	sort -u "$T/rstcmds" -o "$T/rstcmds"
 	sort -u <<<"$cmds" >"$T/helpcmds"
-	if diff -q "$T/rstcmds" "$T/helpcmds" >/dev/null; then
-		ok "latsplit.rst COMMANDS = latsplit --help commands ($(wc -l <"$T/helpcmds"))"
-	else
-		not_ok "latsplit.rst COMMANDS differ from latsplit --help" \
-			"only in the man page: $(comm -23 "$T/rstcmds" "$T/helpcmds" | tr '\n' ' ')" \
-			"only in --help: $(comm -13 "$T/rstcmds" "$T/helpcmds" | tr '\n' ' ')"
-	fi
+	same_lines "$T/rstcmds" "$T/helpcmds" "latsplit.rst COMMANDS = latsplit --help commands ($(wc -l <"$T/helpcmds"))" \
+		"latsplit.rst COMMANDS differ from latsplit --help"
 fi
 
 # abi.rst: every ``NAME`` of the header it puts in a table row next to a

@@ -35,38 +35,10 @@ ebpf_host_require "UDP load and JSON checks"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
-# The IRQs of the block device holding $WORK (virtio: the PCI parent's msi_irqs).
-blk_irqs() {
-	local src dev sys irqs=
-	src=$(findmnt -n -o SOURCE --target "$WORK" | head -1)
-	dev=$(basename "$(readlink -f "$src")")
-	sys=$(readlink -f "/sys/class/block/$dev")
-	[ -e "$sys/partition" ] && sys=$(dirname "$sys")
-	for d in "$sys/device/msi_irqs" "$sys/device/../msi_irqs"; do
-		[ -d "$d" ] && { irqs=$(ls "$d" | sort -n | tr '\n' ',' | sed 's/,$//'); break; }
-	done
-	echo "$irqs"
-}
-
-IRQS=$(blk_irqs)
+IRQS=$(blk_msi_irqs "$WORK")
 [ -n "$IRQS" ] || skip_all "no MSI IRQs found for the block device under $WORK"
 
-cat > "$WORK/udp.py" <<'EOF'
-import socket, sys
-n = int(sys.argv[1])
-r = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-r.bind(("127.0.0.1", 0))
-r.setblocking(False)
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-a = r.getsockname()
-for i in range(n):
-    s.sendto(b"x", a)
-    try:
-        while True:
-            r.recv(64)
-    except BlockingIOError:
-        pass
-EOF
+udp_load_py "$WORK/udp.py"
 
 # The load overwrites a file written once before the window: the first
 # write of a new file (block allocation, journal) left /proc up to 27 IRQs

@@ -12,17 +12,10 @@ plan_none
 
 B=$LS_BIN
 PORT=19621
-SH=$(lab_shared)
-W=$SH/check.$$
-mkdir -p "$W"
+lab_workdir check
 RELAX=(--normal-us 1-1000000 --abnormal-us 2000000 --hurts-us 5000000)
-cleanup() {
-	lab_exec 0 "tc qdisc del dev eth0 root" >/dev/null 2>&1
-	lab_exec 1 "tc qdisc del dev eth0 root" >/dev/null 2>&1
-	lab_exec 1 "pkill -f 'latsplit probe -d rxe0 -p $PORT'" >/dev/null 2>&1
-	rm -rf "$W"
-}
-trap cleanup EXIT
+lab_cleanup_at_exit 0 "tc qdisc del dev eth0 root" 1 "tc qdisc del dev eth0 root" \
+	1 "pkill -f 'latsplit probe -d rxe0 -p $PORT'"
 
 # row FILE ID: "STATUS evidence" of one row of a check JSON document.
 row() {

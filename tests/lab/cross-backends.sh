@@ -21,19 +21,9 @@
 # lab-smp: any
 . "$(dirname "$0")/../lib.sh"
 
-BIN=${LS_EBPF_BIN:-$LS_BIN}
-[ -x "$BIN" ] || skip_all "$BIN not built (make tools)"
 KO=${LS_KMOD_KO:-$LS_TOP/build/kmod/$(lab_kver)/kmod/latsplit.ko}
 [ -r "$KO" ] || { echo "Bail out! $KO missing: run 'make modules-all' on the host"; exit 1; }
-lab_workdir cross-backends
-cleanup() {
-	lab_exec 0 "pkill -x ping; ! grep -q '^latsplit ' /proc/modules || rmmod latsplit" >/dev/null 2>&1
-	rm -rf "$W"
-}
-trap cleanup EXIT
-
-plan_none
-kver=$(lab_kver)
+ebpf_lab_setup cross-backends 0 "pkill -x ping; ! grep -q '^latsplit ' /proc/modules || rmmod latsplit"
 lab_nic_irqs
 check "$kver: insmod latsplit.ko" lab_exec 0 "rmmod latsplit 2>/dev/null; insmod $KO"
 

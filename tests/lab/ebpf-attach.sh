@@ -10,18 +10,8 @@
 # lab-smp: any
 . "$(dirname "$0")/../lib.sh"
 
-BIN=${LS_EBPF_BIN:-$LS_BIN}
 RUNS=$(lab_reps 12 8)
-[ -x "$BIN" ] || skip_all "$BIN not built (make tools)"
-lab_workdir ebpf-attach
-cleanup() {
-	lab_exec 1 "pkill -x ping" >/dev/null 2>&1
-	rm -rf "$W"
-}
-trap cleanup EXIT
-
-plan_none
-kver=$(lab_kver)
+ebpf_lab_setup ebpf-attach 1
 lab_nic_irqs
 
 cat > "$W/loop.sh" <<EOF

@@ -19,17 +19,7 @@
 # lab-smp: any
 . "$(dirname "$0")/../lib.sh"
 
-BIN=${LS_EBPF_BIN:-$LS_BIN}
-[ -x "$BIN" ] || skip_all "$BIN not built (make tools)"
-lab_workdir ebpf-oracle
-cleanup() {
-	lab_exec 0 "pkill -x ping" >/dev/null 2>&1
-	rm -rf "$W"
-}
-trap cleanup EXIT
-
-plan_none
-kver=$(lab_kver)
+ebpf_lab_setup ebpf-oracle 0
 diag "guest kernel $kver"
 lab_nic_irqs
 diag "node0: eth0 IRQs $irqs"

@@ -24,22 +24,15 @@ D=/sys/kernel/debug/ls_faultinj
 DELAY=200000
 ITERS=200
 PORT=18541
-SH=$(lab_shared)
-W=$SH/faultinj.$$
 command -v ib_write_lat >/dev/null || skip_all "perftest (ib_write_lat) is not installed"
 KVER=$(lab_kver)
 KO=$LS_TOP/build/faultinj/$KVER/ls_faultinj.ko
 [ -r "$KO" ] || { echo "Bail out! $KO missing: run 'make faultinj-all' on the host"; exit 1; }
-mkdir -p "$W"
+lab_workdir faultinj
 plan_none
 
-cleanup() {
-	lab_exec 0 "pkill -x ib_write_lat" >/dev/null 2>&1
-	lab_exec 1 "pkill -x ib_write_lat" >/dev/null 2>&1
-	lab_exec 1 "! grep -q '^ls_faultinj ' /proc/modules || rmmod ls_faultinj" >/dev/null 2>&1
-	rm -rf "$W"
-}
-trap cleanup EXIT
+lab_cleanup_at_exit 0 "pkill -x ib_write_lat" 1 "pkill -x ib_write_lat" \
+	1 "! grep -q '^ls_faultinj ' /proc/modules || rmmod ls_faultinj"
 
 # fi_cfg LINE: write one config line on node1 (fails as the write fails).
 fi_cfg() { lab_exec 1 "echo '$1' > $D/config"; }

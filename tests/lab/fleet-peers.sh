@@ -59,30 +59,38 @@ print("spans %s, p50 %s" % (spans, p50))
 PYEOF
 }
 
+# fleet_run CMD T SECS RESPONDER PEERS FAILED PROM_DESC [JUDGE ARGS...]: a
+# fleet run of `latsplit CMD --peers PEERS` on node0 (within SECS; output
+# in $W/T.jsonl, $W/T.prom, $W/T.err) against RESPONDER (a command line
+# started on node1, its log in $W/Tresp.log): it exits 1 naming FAILED
+# ("1 of N pairs failed"), its Prometheus file passes promtool (ok
+# PROM_DESC), and judge CMD agrees with the JSON lines and the file.
+fleet_run() {
+	local cmd=$1 t=$2 secs=$3 resp=$4 peers=$5 failed=$6 prom_desc=$7 rc out
+	shift 7
+	lab_bg 1 "$resp > $W/${t}resp.log 2>&1" >/dev/null
+	wait_listening "$W/${t}resp.log" 100 0.2
+	lab_exec_t "$secs" 0 "$B $cmd -n 200 --connect-timeout 2 --peers $W/$peers --json --prom $W/$t.prom > $W/$t.jsonl 2> $W/$t.err"
+	rc=$?
+	[ "$rc" = 1 ] && grep -q "$failed" "$W/$t.err" && ok "${cmd%% *} --peers: one host unreachable: exit 1, named" ||
+		not_ok "${cmd%% *} --peers exit status" "rc=$rc" "$(cat "$W/$t.err")"
+	if out=$(promtool check metrics < "$W/$t.prom" 2>&1); then ok "$prom_desc"
+	else not_ok "${cmd%% *} --prom promtool" "$out"; fi
+	if out=$(judge "${cmd%% *}" "$W/$t.jsonl" "$W/$t.prom" $PORT "$@" 2>&1); then
+		ok "${cmd%% *} --peers: JSON lines, sequential pairs, up/p50 per peer label: $out"
+	else
+		not_ok "${cmd%% *} --peers lines and file agree" "$out" "$(cut -c1-300 "$W/$t.jsonl")" "$(grep -v '^#' "$W/$t.prom" | head -20)"
+	fi
+}
+
 # probe --peers against a --forever responder.
-lab_bg 1 "timeout 300 $B probe -p $PORT -u 20 --forever > $W/presp.log 2>&1" >/dev/null
-for _ in $(seq 100); do grep -q listening "$W/presp.log" 2>/dev/null && break; sleep 0.2; done
-lab_exec_t 300 0 "$B probe -p $PORT -u 20 -n 200 --connect-timeout 2 --peers $W/peers --json --prom $W/p.prom > $W/p.jsonl 2> $W/p.err"
-rc=$?
-[ "$rc" = 1 ] && grep -q "1 of 3 pairs failed" "$W/p.err" && ok "probe --peers: one host unreachable: exit 1, named" ||
-	not_ok "probe --peers exit status" "rc=$rc" "$(cat "$W/p.err")"
-if out=$(promtool check metrics < "$W/p.prom" 2>&1); then ok "probe --prom passes promtool check metrics"
-else not_ok "probe --prom promtool" "$out"; fi
-if out=$(judge probe "$W/p.jsonl" "$W/p.prom" $PORT 200 2>&1); then ok "probe --peers: JSON lines, sequential pairs, up/p50 per peer label: $out"
-else not_ok "probe --peers lines and file agree" "$out" "$(cut -c1-300 "$W/p.jsonl")" "$(grep -v '^#' "$W/p.prom" | head -20)"; fi
+fleet_run "probe -p $PORT -u 20" p 300 "timeout 300 $B probe -p $PORT -u 20 --forever" peers \
+	"1 of 3 pairs failed" "probe --prom passes promtool check metrics" 200
 lab_exec 1 "pkill -f '$B probe'; true"
 
 # breakdown --peers: a responder serves one session per run, so a loop.
-lab_bg 1 "$B breakdown -p $PORT -u 20 -b $BD_BACKEND --listen-timeout 120 > $W/bresp.log 2>&1" >/dev/null
-for _ in $(seq 100); do grep -q listening "$W/bresp.log" 2>/dev/null && break; sleep 0.2; done
-lab_exec_t 600 0 "$B breakdown -p $PORT -u 20 -b $BD_BACKEND -n 200 --connect-timeout 2 --peers $W/peers1 --json --prom $W/b.prom > $W/b.jsonl 2> $W/b.err"
-rc=$?
-[ "$rc" = 1 ] && grep -q "1 of 2 pairs failed" "$W/b.err" && ok "breakdown --peers: one host unreachable: exit 1, named" ||
-	not_ok "breakdown --peers exit status" "rc=$rc" "$(cat "$W/b.err")"
-if out=$(promtool check metrics < "$W/b.prom" 2>&1); then ok "breakdown --prom of a fleet run passes promtool check metrics"
-else not_ok "breakdown --prom promtool" "$out"; fi
-if out=$(judge breakdown "$W/b.jsonl" "$W/b.prom" $PORT 2>&1); then ok "breakdown --peers: JSON lines, sequential pairs, up/p50 per peer label: $out"
-else not_ok "breakdown --peers lines and file agree" "$out" "$(cut -c1-300 "$W/b.jsonl")" "$(grep -v '^#' "$W/b.prom" | head -20)"; fi
+fleet_run "breakdown -p $PORT -u 20 -b $BD_BACKEND" b 600 "$B breakdown -p $PORT -u 20 -b $BD_BACKEND --listen-timeout 120" peers1 \
+	"1 of 2 pairs failed" "breakdown --prom of a fleet run passes promtool check metrics"
 n=$(grep -c '^latsplit_breakdown_level{peer=' "$W/b.prom")
 [ "$n" = 1 ] && ok "a verdict (level) for the measured pair, none for the failed one" || not_ok "verdict per pair" "$n level samples"
 check "dmesg clean on node0" dmesg_clean 0

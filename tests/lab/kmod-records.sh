@@ -15,25 +15,15 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/kmod-common.inc"
 
-plan_none
-kmod_require
-W=/tmp/kmod-records
-N=1	# the node under test; node0 drives traffic
+kmod_node_test kmod-records
 
-cleanup() {
-	lab_exec 0 "pkill -f '$LS_BIN probe'; pkill -x ping" >/dev/null 2>&1
-	lab_exec $N "pkill -f '$LS_BIN probe'; pkill -f 'cat $KMOD_DIR/records'" >/dev/null 2>&1
-	kmod_unload $N
-}
-trap cleanup EXIT
+lab_cleanup_at_exit 0 "pkill -f '$LS_BIN probe'; pkill -x ping" \
+	$N "pkill -f '$LS_BIN probe'; pkill -f 'cat $KMOD_DIR/records'" $N "! grep -q '^latsplit ' /proc/modules || rmmod latsplit"
 
 rt=no
 case $(lab_kver) in *-rt-*) rt=yes ;; esac
 
-irqs=$(lab_exec $N "rmmod latsplit 2>/dev/null; insmod $KMOD_KO ring_kib=4096 &&
-	rm -rf $W && mkdir -p $W && $KMOD_TOOL nic-irqs eth0") ||
-	{ not_ok "node$N: insmod latsplit.ko ring_kib=4096, find eth0's IRQs" "$irqs"; done_testing; }
-ok "node$N: insmod latsplit.ko ring_kib=4096; eth0 IRQs $irqs"
+kmod_node_irqs $N ring_kib=4096
 
 # The event-mode responder is the named task: it sleeps for completion
 # events. (The project's probe, not perftest's ib_send_lat -e: rxe can lose a

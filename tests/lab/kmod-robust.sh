@@ -15,24 +15,14 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/kmod-common.inc"
 
-plan_none
-kmod_require
-W=/tmp/kmod-robust
-N=1	# the node under test; node0 drives traffic
+kmod_node_test kmod-robust
 HOTPLUGS=$(lab_reps 10 4)
 CYCLES=$(lab_reps 12 6)
 
-cleanup() {
-	lab_exec 0 "pkill -x ping" >/dev/null 2>&1
-	lab_exec $N "pkill -f 'cat $KMOD_DIR/records'; echo 1 > /sys/devices/system/cpu/cpu1/online" >/dev/null 2>&1
-	kmod_unload $N
-}
-trap cleanup EXIT
+lab_cleanup_at_exit 0 "pkill -x ping" \
+	$N "pkill -f 'cat $KMOD_DIR/records'; echo 1 > /sys/devices/system/cpu/cpu1/online" $N "! grep -q '^latsplit ' /proc/modules || rmmod latsplit"
 
-irqs=$(lab_exec $N "rmmod latsplit 2>/dev/null; insmod $KMOD_KO &&
-	rm -rf $W && mkdir -p $W && $KMOD_TOOL nic-irqs eth0") ||
-	{ not_ok "node$N: insmod latsplit.ko, find eth0's IRQs" "$irqs"; done_testing; }
-ok "node$N: insmod latsplit.ko; eth0 IRQs $irqs"
+kmod_node_irqs $N
 irq1=${irqs%%,*}
 
 # --- bad input, racing writers, privileges --------------------------------

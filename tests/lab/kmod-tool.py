@@ -28,6 +28,8 @@ import os
 import struct
 import sys
 
+from passfail import result, status
+
 D = "/sys/kernel/debug/latsplit"
 MAGIC = 0x3148534C
 HDR_FMT = "<8I32I3Q"
@@ -52,18 +54,11 @@ NET_TX, NET_RX = 2, 3
 SOFTIRQ_BASE = 0x40000000
 F_NESTED, F_THREAD, F_PREEMPTED = 1, 2, 4
 
-fails = 0
 
-
-def result(ok, desc, detail=""):
-    """Print one PASS/FAIL line."""
-    global fails
-    if ok:
-        print("PASS " + desc)
-    else:
-        fails += 1
-        print("FAIL %s :: %s" % (desc, detail))
-
+def check_count(what, got, src, want, tol):
+    """PASS when the module's count GOT is within TOL of the kernel's WANT (from SRC)."""
+    result(abs(got - want) <= tol, "%s: module %d, %s %d (tolerance %d)" % (what, got, src, want, tol),
+           "differs by %d" % (got - want))
 
 def read_hist(path):
     """Parse a hist file: (header dict, {(cpu, slot): (count, sum, max, buckets)})."""
@@ -185,9 +180,8 @@ def cmd_oracle(d, tol):
             want = b[irq][cpu] - a.get(irq, [0] * 64)[cpu]
             got = hist.get((cpu, SLOT_HARDIRQ + idx), (0,))[0]
             total += want
-            result(abs(got - want) <= tol,
-                   "hardirq count irq %d cpu %d: module %d, /proc/interrupts %d (tolerance %d)"
-                   % (irq, cpu, got, want, tol), "differs by %d" % (got - want))
+            check_count("hardirq count irq %d cpu %d" % (irq, cpu), got,
+                        "/proc/interrupts", want, tol)
     result(total >= 100, "the window saw NIC interrupts (%d >= 100)" % total,
            "too little traffic to judge")
     sa, sb = read_proc_softirqs(d + "/a.soft"), read_proc_softirqs(d + "/b.soft")
@@ -198,9 +192,8 @@ def cmd_oracle(d, tol):
             got = hist.get((cpu, SLOT_SRUN + vec), (0,))[0]
             if vec == NET_RX:
                 netrx += want
-            result(abs(got - want) <= tol,
-                   "%s softirq count cpu %d: module %d, /proc/softirqs %d (tolerance %d)"
-                   % (name, cpu, got, want, tol), "differs by %d" % (got - want))
+            check_count("%s softirq count cpu %d" % (name, cpu), got,
+                        "/proc/softirqs", want, tol)
     result(netrx >= 100, "the window saw NET_RX softirqs (%d >= 100)" % netrx,
            "too little traffic to judge")
 
@@ -695,7 +688,7 @@ def main(argv):
         print(errno.errorcode[e] if e else "OK")
     else:
         raise SystemExit("unknown subcommand %s" % cmd)
-    return 1 if fails else 0
+    return status()
 
 
 if __name__ == "__main__":

@@ -28,17 +28,7 @@ import math
 import statistics
 import sys
 
-fails = 0
-
-
-def result(ok, desc, detail=""):
-    """Print one PASS/FAIL line."""
-    global fails
-    if ok:
-        print("PASS " + desc)
-    else:
-        fails += 1
-        print("FAIL %s :: %s" % (desc, detail))
+from passfail import result, status
 
 
 def quantile(v, q):
@@ -178,7 +168,7 @@ def main(argv):
                "no record starts inside an off phase (%d of %d records)" % (bad, total),
                "the backend recorded while paused")
     print("SUMMARY " + json.dumps(summary))
-    return 1 if fails else 0
+    return status()
 
 
 if __name__ == "__main__":

@@ -13,21 +13,14 @@
 B=$LS_BIN
 N=40
 PORT=19611
-SH=$(lab_shared)
-W=$SH/probe-basic.$$
-mkdir -p "$W"
+lab_workdir probe-basic
 plan_none
-# A running lab may serve a stale page-cached binary over 9p after a rebuild.
-lab_exec 0 "echo 3 > /proc/sys/vm/drop_caches"; lab_exec 1 "echo 3 > /proc/sys/vm/drop_caches"
+lab_drop_caches
 
 # start_responder EXTRA...: a --forever responder on node1, pid in $W/resp.pid.
 start_responder() {
 	lab_bg 1 "$B probe -p $PORT --forever --listen-timeout 120 $* > $W/resp.log 2>&1 & echo \$! > $W/resp.pid; wait" >/dev/null
-	for _ in $(seq 50); do
-		lab_exec 1 "grep -q listening $W/resp.log" 2>/dev/null && return 0
-		sleep 0.2
-	done
-	return 1
+	lab_wait_listening 1 "$W/resp.log"
 }
 # stop_responder: end the responder we started (by its pid).
 stop_responder() {

@@ -14,22 +14,15 @@
 
 B=$LS_BIN
 PORT=19621
-SH=$(lab_shared)
-W=$SH/probe-faults.$$
-mkdir -p "$W"
+lab_workdir probe-faults
 plan_none
-# A running lab may serve a stale page-cached binary over 9p after a rebuild.
-lab_exec 0 "echo 3 > /proc/sys/vm/drop_caches"; lab_exec 1 "echo 3 > /proc/sys/vm/drop_caches"
+lab_drop_caches
 
 # start_responder TAG EXTRA...: responder on node1, pid in $W/TAG.pid, log in $W/TAG.log.
 start_responder() {
 	local tag=$1; shift
 	lab_bg 1 "$B probe $* > $W/$tag.log 2>&1 & echo \$! > $W/$tag.pid; wait \$!; echo rc=\$? >> $W/$tag.log" >/dev/null
-	for _ in $(seq 50); do
-		lab_exec 1 "grep -q listening $W/$tag.log" 2>/dev/null && return 0
-		sleep 0.2
-	done
-	return 1
+	lab_wait_listening 1 "$W/$tag.log"
 }
 # stop TAG: kill the responder we started (SIGCONT first in case it is stopped).
 stop() {
