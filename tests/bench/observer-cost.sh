@@ -21,7 +21,8 @@
 # Then the in-run A/B, which decides the ratio goals: on node0, `latsplit
 # record --ab` (configured as a breakdown prober: NIC IRQs, probe CPU, probe
 # task named, records kept in the ring and drained between phases) switches
-# recording off and on every phase
+# recording off and on every phase (150 ms phases over LS_BENCH_AB_ITERS samples
+# for p50, 1.5 s phases over LS_BENCH_AB_LONG of probing for p99)
 # while `latsplit probe` runs; neighbouring phases are compared
 # (tests/lab/observer_ab.py: median of log-ratios of the phases' p50, and of
 # their p99 with phases long enough for one), so the emulator's drift cancels.
@@ -37,7 +38,7 @@
 #
 #   LS_BENCH_KERNELS="6.1 6.12 6.1-rt" LS_BENCH_SMPS="1 2" LS_BENCH_ROUNDS=3
 #   LS_BENCH_ITERS=300 LS_BENCH_Q_PAIRS=8 LS_BENCH_PAIR_ITERS=1000 LS_BENCH_PAIR_RUNS=4
-#   LS_BENCH_AB_ITERS=8000
+#   LS_BENCH_AB_ITERS=8000 LS_BENCH_AB_LONG=60s
 set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 TOP=$LS_TOP
@@ -48,6 +49,7 @@ SMPS=${LS_BENCH_SMPS:-1 2}
 ROUNDS=${LS_BENCH_ROUNDS:-3}
 ITERS=${LS_BENCH_ITERS:-300}
 AB_ITERS=${LS_BENCH_AB_ITERS:-8000}
+AB_LONG=${LS_BENCH_AB_LONG:-60s}
 PAIR_ITERS=${LS_BENCH_PAIR_ITERS:-1000}
 PAIR_RUNS=${LS_BENCH_PAIR_RUNS:-4}
 Q_PAIRS=${LS_BENCH_Q_PAIRS:-8}
@@ -76,12 +78,13 @@ run() {
 		"$w/latsplit breakdown -p $PORT -u 20 -b $pb -n $ITERS --json --samples $w/$tag.csv $* 192.0.2.2 > $w/$tag.json 2> $w/$tag.err"
 }
 
-# ab W BACKEND PHASE TAG: an in-run A/B of BACKEND on node0 around AB_ITERS probe samples.
+# ab W BACKEND PHASE TAG LENGTH: an in-run A/B of BACKEND on node0 around a
+# probe run of LENGTH (probe's -n N or -D TIME).
 ab() {
-	local w=$1 be=$2 phase=$3 tag=$4
+	local w=$1 be=$2 phase=$3 tag=$4 len=$5
 	responder "$w" "$tag" probe -p $PORT -u 20 --listen-timeout 120
 	"$LAB" exec --name "$NAME" --timeout 900 0 -- \
-		"\$([ \$(nproc) -gt 1 ] && echo taskset -c 1) $w/latsplit record -b $be -i eth0 -c 0 --pid-command --records $w/$tag.rec --ab $phase --json -- sh -c 'exec $w/latsplit probe -p $PORT -u 20 -n $AB_ITERS --cpu 0 --samples $w/$tag.csv 192.0.2.2 > $w/$tag.probe' > $w/$tag.json 2> $w/$tag.err"
+		"\$([ \$(nproc) -gt 1 ] && echo taskset -c 1) $w/latsplit record -b $be -i eth0 -c 0 --pid-command --records $w/$tag.rec --ab $phase --json -- sh -c 'exec $w/latsplit probe -p $PORT -u 20 $len --cpu 0 --samples $w/$tag.csv 192.0.2.2 > $w/$tag.probe' > $w/$tag.json 2> $w/$tag.err"
 }
 
 # pair_args W BACKEND: paired.py's options for every paired run of BACKEND so far.
@@ -293,8 +296,8 @@ for k in $KERNELS; do
 		"$LAB" wire --name "$NAME" norule ba >/dev/null
 		for be in kmod ebpf; do
 			[ "$be" = ebpf ] && "$LAB" exec --name "$NAME" 0 -- "rmmod latsplit" >/dev/null 2>&1
-			ab "$w" "$be" 150ms "ab-$be-short"
-			ab "$w" "$be" 1500ms "ab-$be-long"
+			ab "$w" "$be" 150ms "ab-$be-short" "-n $AB_ITERS"
+			ab "$w" "$be" 1500ms "ab-$be-long" "-D $AB_LONG"
 		done
 		"$LAB" exec --name "$NAME" 0 -- "insmod $ko" >/dev/null 2>&1
 		judge "$w" "$k" "$smp" || missed=1
