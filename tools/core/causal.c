@@ -429,14 +429,10 @@ void ls_causal_arrivals(const struct ls_causal_in *in, const struct ls_causal_ou
 /* Free what ls_causal_link allocated; out may be freed again. */
 void ls_causal_free(struct ls_causal_out *out)
 {
-	free(out->link);
-	free(out->linked);
-	free(out->last_rx);
-	free(out->last_cpu);
-	out->link = NULL;
-	out->linked = NULL;
-	out->last_rx = NULL;
-	out->last_cpu = NULL;
+	ls_freep(&out->link);
+	ls_freep(&out->linked);
+	ls_freep(&out->last_rx);
+	ls_freep(&out->last_cpu);
 	out->nlink = 0;
 }
 

@@ -96,16 +96,11 @@ int ls_attr_init(struct ls_attr *a, const struct ls_attr_cfg *cfg,
 /* Free what ls_attr_init allocated. */
 void ls_attr_free(struct ls_attr *a)
 {
-	free(a->kernel_ns);
-	free(a->win_stage_ns);
-	free(a->cells);
-	free(a->act);
-	free(a->ev);
-	a->kernel_ns = NULL;
-	a->win_stage_ns = NULL;
-	a->cells = NULL;
-	a->act = NULL;
-	a->ev = NULL;
+	ls_freep(&a->kernel_ns);
+	ls_freep(&a->win_stage_ns);
+	ls_freep(&a->cells);
+	ls_freep(&a->act);
+	ls_freep(&a->ev);
 }
 
 /* Order events by time; at equal times ends before starts (no zero-length overlap). */

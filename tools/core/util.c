@@ -69,6 +69,15 @@ int ls_getopt_err(int c, const char *opt, const char *cmd, struct ls_err *err)
 	return LS_EXIT_USAGE;
 }
 
+/* Free the pointer at pp (a T **) and clear it. */
+void ls_freep(void *pp)
+{
+	void **p = pp;
+
+	free(*p);
+	*p = NULL;
+}
+
 /* Prefix an existing error message with more context; returns -1. */
 int ls_err_wrap(struct ls_err *err, const char *fmt, ...)
 {

@@ -52,6 +52,8 @@ int ls_err_wrap(struct ls_err *err, const char *fmt, ...)
  * opt is the word of argv it read. Returns LS_EXIT_USAGE.
  */
 int ls_getopt_err(int c, const char *opt, const char *cmd, struct ls_err *err);
+/* Free the pointer at pp (a T **) and clear it, so its owner may be freed again. */
+void ls_freep(void *pp);
 
 /* Exit statuses shared by all commands. */
 #define LS_EXIT_OK	0

@@ -602,11 +602,9 @@ static int server_session(struct probe *p, struct ls_err *err)
 /* Free one run's arrays. */
 static void run_free(struct ls_probe_run *run)
 {
-	free(run->samples);
-	free(run->hw_end_ns);
-	free(run->peer);
-	run->samples = run->peer = NULL;
-	run->hw_end_ns = NULL;
+	ls_freep(&run->samples);
+	ls_freep(&run->hw_end_ns);
+	ls_freep(&run->peer);
 }
 
 /* Free what a run_* call allocated. */
