@@ -15,6 +15,7 @@
 
 TEST(parse_u64_bounds)
 {
+	static const char *const bad[] = { "-1", "12abc", "" };	/* of 0..100 */
 	struct ls_err err;
 	uint64_t v;
 
@@ -22,44 +23,50 @@ TEST(parse_u64_bounds)
 	EXPECT_EQ(42, v);
 	EXPECT_EQ(-1, ls_parse_u64("101", 0, 100, &v, &err, "x"));
 	EXPECT_NE(NULL, strstr(err.msg, "out of range"));
-	EXPECT_EQ(-1, ls_parse_u64("-1", 0, 100, &v, &err, "x"));
-	EXPECT_EQ(-1, ls_parse_u64("12abc", 0, 100, &v, &err, "x"));
-	EXPECT_EQ(-1, ls_parse_u64("", 0, 100, &v, &err, "x"));
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		EXPECT_EQ(-1, ls_parse_u64(bad[i], 0, 100, &v, &err, "x")) TH_LOG("'%s'", bad[i]);
+	}
 	EXPECT_EQ(-1, ls_parse_u64("99999999999999999999999", 0, UINT64_MAX, &v, &err, "x"));
 }
 
 TEST(parse_double_rejects_nan_and_garbage)
 {
+	static const char *const bad[] = { "nan", "inf", "-0.5", "1e" };	/* of 0..10 */
 	struct ls_err err;
 	double d;
 
 	ASSERT_EQ(0, ls_parse_double("2.5", 0, 10, &d, &err, "x"));
 	EXPECT_EQ(2.5, d);
-	EXPECT_EQ(-1, ls_parse_double("nan", 0, 10, &d, &err, "x"));
-	EXPECT_EQ(-1, ls_parse_double("inf", 0, 10, &d, &err, "x"));
-	EXPECT_EQ(-1, ls_parse_double("-0.5", 0, 10, &d, &err, "x"));
-	EXPECT_EQ(-1, ls_parse_double("1e", 0, 10, &d, &err, "x"));
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		EXPECT_EQ(-1, ls_parse_double(bad[i], 0, 10, &d, &err, "x")) TH_LOG("'%s'", bad[i]);
+	}
 }
 
 TEST(durations_with_units)
 {
+	static const struct {
+		const char *text;
+		uint64_t ns;
+	} good[] = {
+		{ "2", 2000000000ull }, { "1.5ms", 1500000ull }, { "250us", 250000ull },
+		{ "7ns", 7ull },
+	};
+	static const char *const bad[] = { "3 min", "-1s" };
 	struct ls_err err;
 	uint64_t ns;
 
-	ASSERT_EQ(0, ls_parse_duration_ns("2", &ns, &err, "d"));
-	EXPECT_EQ(2000000000ull, ns);
-	ASSERT_EQ(0, ls_parse_duration_ns("1.5ms", &ns, &err, "d"));
-	EXPECT_EQ(1500000ull, ns);
-	ASSERT_EQ(0, ls_parse_duration_ns("250us", &ns, &err, "d"));
-	EXPECT_EQ(250000ull, ns);
-	ASSERT_EQ(0, ls_parse_duration_ns("7ns", &ns, &err, "d"));
-	EXPECT_EQ(7ull, ns);
-	EXPECT_EQ(-1, ls_parse_duration_ns("3 min", &ns, &err, "d"));
-	EXPECT_EQ(-1, ls_parse_duration_ns("-1s", &ns, &err, "d"));
+	for (size_t i = 0; i < ARRAY_SIZE(good); i++) {
+		ASSERT_EQ(0, ls_parse_duration_ns(good[i].text, &ns, &err, "d")) TH_LOG("'%s'", good[i].text);
+		EXPECT_EQ(good[i].ns, ns) TH_LOG("'%s'", good[i].text);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		EXPECT_EQ(-1, ls_parse_duration_ns(bad[i], &ns, &err, "d")) TH_LOG("'%s'", bad[i]);
+	}
 }
 
 TEST(cpulist_round_trip)
 {
+	static const char *const bad[] = { "3-1", "0,,1", "256", "a", "1-" };
 	uint64_t m[LS_CPUMASK_WORDS];
 	struct ls_err err;
 	char buf[128];
@@ -69,11 +76,9 @@ TEST(cpulist_round_trip)
 	EXPECT_EQ(0x3ull, m[1]);
 	ls_format_cpulist(m, LS_MAX_CPUS, buf, sizeof(buf));
 	EXPECT_STREQ("0-3,6,64-65", buf);
-	EXPECT_EQ(-1, ls_parse_cpulist("3-1", m, LS_MAX_CPUS, &err));
-	EXPECT_EQ(-1, ls_parse_cpulist("0,,1", m, LS_MAX_CPUS, &err));
-	EXPECT_EQ(-1, ls_parse_cpulist("256", m, LS_MAX_CPUS, &err));
-	EXPECT_EQ(-1, ls_parse_cpulist("a", m, LS_MAX_CPUS, &err));
-	EXPECT_EQ(-1, ls_parse_cpulist("1-", m, LS_MAX_CPUS, &err));
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		EXPECT_EQ(-1, ls_parse_cpulist(bad[i], m, LS_MAX_CPUS, &err)) TH_LOG("'%s'", bad[i]);
+	}
 }
 
 /* A scratch directory under mktemp for file tests. */
