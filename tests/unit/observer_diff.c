@@ -29,16 +29,36 @@ static void reading(struct ls_obs *o, unsigned int nr_cpus, uint64_t base)
 		}
 }
 
+/* Readings a of na CPUs and b of nb, both from base; the test stops if one failed. */
+static void readings(struct __test_metadata *_metadata, struct ls_obs *a, unsigned int na,
+		     struct ls_obs *b, unsigned int nb, uint64_t base)
+{
+	reading(a, na, base);
+	reading(b, nb, base);
+	ASSERT_NE(NULL, a->cell);
+	ASSERT_NE(NULL, b->cell);
+}
+
+/* ls_obs_diff(a, b) fails saying want, and leaves no difference behind. */
+static void expect_diff_error(struct __test_metadata *_metadata, const struct ls_obs *a,
+			      const struct ls_obs *b, const char *want)
+{
+	struct ls_obs d = { 0 };
+	struct ls_err e = { 0 };
+
+	EXPECT_EQ(-1, ls_obs_diff(a, b, &d, &e));
+	EXPECT_EQ(NULL, d.cell);
+	EXPECT_EQ(0, d.nr_cpus);
+	EXPECT_NE(NULL, strstr(e.msg, want)) TH_LOG("%s", e.msg);
+}
+
 /* after - before, per cell, in place: CPU and handler stay where they were. */
 TEST(diff_of_two_readings)
 {
 	struct ls_obs a, b, d = { 0 };
 	struct ls_err e = { 0 };
 
-	reading(&a, 3, 1000);
-	reading(&b, 3, 1000);
-	ASSERT_NE(NULL, a.cell);
-	ASSERT_NE(NULL, b.cell);
+	readings(_metadata, &a, 3, &b, 3, 1000);
 	/* CPU 1 ran softirq_entry 7 more times for 700 ns; CPU 2 napi_poll once. */
 	b.cell[1 * LS_NR_HANDLERS + LS_H_SOFTIRQ_ENTRY].hits += 7;
 	b.cell[1 * LS_NR_HANDLERS + LS_H_SOFTIRQ_ENTRY].ns += 700;
@@ -118,22 +138,13 @@ TEST(counter_going_backwards_is_an_error)
 	struct ls_obs a, b, d = { 0 };
 	struct ls_err e = { 0 };
 
-	reading(&a, 2, 50);
-	reading(&b, 2, 50);
-	ASSERT_NE(NULL, a.cell);
-	ASSERT_NE(NULL, b.cell);
+	readings(_metadata, &a, 2, &b, 2, 50);
 	b.cell[1 * LS_NR_HANDLERS + LS_H_SCHED_SWITCH].hits -= 1;
-	EXPECT_EQ(-1, ls_obs_diff(&a, &b, &d, &e));
-	EXPECT_EQ(NULL, d.cell);
-	EXPECT_NE(NULL, strstr(e.msg, "CPU 1 handler sched_switch went backwards"))
-		TH_LOG("%s", e.msg);
+	expect_diff_error(_metadata, &a, &b, "CPU 1 handler sched_switch went backwards");
 	/* ns alone going back is as wrong. */
 	b.cell[1 * LS_NR_HANDLERS + LS_H_SCHED_SWITCH].hits += 1;
 	b.cell[0 * LS_NR_HANDLERS + LS_H_COMP_RET].ns -= 1;
-	memset(&e, 0, sizeof(e));
-	EXPECT_EQ(-1, ls_obs_diff(&a, &b, &d, &e));
-	EXPECT_EQ(NULL, d.cell);
-	EXPECT_NE(NULL, strstr(e.msg, "CPU 0 handler comp_handler_return")) TH_LOG("%s", e.msg);
+	expect_diff_error(_metadata, &a, &b, "CPU 0 handler comp_handler_return");
 	/* Restored: no error. */
 	b.cell[0 * LS_NR_HANDLERS + LS_H_COMP_RET].ns += 1;
 	EXPECT_EQ(0, ls_obs_diff(&a, &b, &d, &e)) TH_LOG("%s", e.msg);
@@ -145,18 +156,10 @@ TEST(counter_going_backwards_is_an_error)
 /* Readings of different CPU counts do not belong to one session. */
 TEST(cpu_count_mismatch_is_an_error)
 {
-	struct ls_obs a, b, d = { 0 };
-	struct ls_err e = { 0 };
+	struct ls_obs a, b;
 
-	reading(&a, 2, 0);
-	reading(&b, 4, 0);
-	ASSERT_NE(NULL, a.cell);
-	ASSERT_NE(NULL, b.cell);
-	EXPECT_EQ(-1, ls_obs_diff(&a, &b, &d, &e));
-	EXPECT_EQ(NULL, d.cell);
-	EXPECT_EQ(0, d.nr_cpus);
-	EXPECT_NE(NULL, strstr(e.msg, "CPU count changed between readings (2, then 4)"))
-		TH_LOG("%s", e.msg);
+	readings(_metadata, &a, 2, &b, 4, 0);
+	expect_diff_error(_metadata, &a, &b, "CPU count changed between readings (2, then 4)");
 	ls_obs_free(&a);
 	ls_obs_free(&b);
 }
@@ -173,11 +176,8 @@ TEST(all_cpus_reading)
 	uint64_t mask[LS_CPUMASK_WORDS] = { 0x2 };	/* CPU 1 only */
 	struct ls_obs_cell s;
 
-	reading(&a, 1, 100);
-	reading(&b, 1, 100);
+	readings(_metadata, &a, 1, &b, 1, 100);
 	reading(&split, 1, 100);
-	ASSERT_NE(NULL, a.cell);
-	ASSERT_NE(NULL, b.cell);
 	ASSERT_NE(NULL, split.cell);
 	a.all_cpus = b.all_cpus = true;
 	b.cell[LS_H_NAPI_POLL].hits += 5;
@@ -192,10 +192,7 @@ TEST(all_cpus_reading)
 	/* the split reading's CPU 0 is outside the mask: nothing */
 	s = ls_obs_sum(&split, mask);
 	EXPECT_EQ(0, s.hits);
-	EXPECT_EQ(-1, ls_obs_diff(&split, &b, &d, &e));
-	EXPECT_EQ(NULL, d.cell);
-	EXPECT_NE(NULL, strstr(e.msg, "one reading is split by CPU, the other is not"))
-		TH_LOG("%s", e.msg);
+	expect_diff_error(_metadata, &split, &b, "one reading is split by CPU, the other is not");
 	ls_obs_free(&a);
 	ls_obs_free(&b);
 	ls_obs_free(&split);
