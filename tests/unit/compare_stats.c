@@ -193,47 +193,69 @@ static void reject_rate(int trials, size_t n, double scale_b, double tail_frac,
 	free(b);
 }
 
+/* One reject_rate() case: its draws and the bounds of each test's rejections. */
+struct rate_case {
+	const char *what;
+	int trials;
+	size_t n;
+	double scale_b, tail_frac, alpha;
+	int lo[3], hi[3];	/* U test, p99 test, Holm family (hi 0: trials) */
+};
+
+/*
+ * 1000 A/A comparisons of 500 vs 500 samples from one distribution at
+ * alpha 0.05: expected 50 rejections, binomial sd 6.9. The bounds are
+ * +-4 sd for the calibrated U test; Fisher's test is conservative (fewer
+ * rejections), and Holm over both keeps the family at or below alpha.
+ * Then at the compare default alpha 0.01: expected 10, sd 3.1.
+ */
+static const struct rate_case aa_cases[] = {
+	{ "A/A at alpha 0.05", 1000, 500, 1.0, 0, 0.05, { 23, 0, 0 }, { 78, 78, 78 } },
+	{ "A/A at alpha 0.01", 1000, 500, 1.0, 0, 0.01, { 0, 0, 0 }, { 23, 0, 23 } },
+};
+
+/*
+ * A 20 % slower typical latency (sigma of log 0.4, 500 vs 500): the U
+ * test finds it nearly always (normal-theory power > 0.999). Then 3 %
+ * of B five times slower: a tail change the p99 test finds.
+ */
+static const struct rate_case power_cases[] = {
+	{ "+20% shift", 200, 500, 1.20, 0, 0.01, { 195, 0, 195 }, { 0, 0, 0 } },
+	{ "3% x5 tail", 200, 2000, 1.0, 0.03, 0.01, { 0, 190, 0 }, { 0, 0, 0 } },
+};
+
+/* Seed the draws, run the n cases in turn and check each one's rejection counts. */
+static void check_rates(struct __test_metadata *_metadata, uint64_t seed,
+			const struct rate_case *cases, size_t n)
+{
+	static const char *const name[3] = { "U", "p99", "family" };
+
+	rng_state = seed;
+	for (size_t i = 0; i < n; i++) {
+		const struct rate_case *c = &cases[i];
+		int got[3];
+
+		reject_rate(c->trials, c->n, c->scale_b, c->tail_frac, c->alpha, &got[0],
+			    &got[1], &got[2]);
+		TH_LOG("%s: U %d/%d, p99 %d/%d, family %d/%d", c->what, got[0], c->trials,
+		       got[1], c->trials, got[2], c->trials);
+		for (int k = 0; k < 3; k++) {
+			int hi = c->hi[k] ? c->hi[k] : c->trials;
+
+			ASSERT_GE(got[k], c->lo[k]) TH_LOG("%s: %s", c->what, name[k]);
+			ASSERT_LE(got[k], hi) TH_LOG("%s: %s", c->what, name[k]);
+		}
+	}
+}
+
 TEST(aa_false_positive_rate_is_alpha)
 {
-	/*
-	 * 1000 A/A comparisons of 500 vs 500 samples from one distribution at
-	 * alpha 0.05: expected 50 rejections, binomial sd 6.9. The bounds are
-	 * +-4 sd for the calibrated U test; Fisher's test is conservative (fewer
-	 * rejections), and Holm over both keeps the family at or below alpha.
-	 */
-	int mwu, q, fam;
-
-	rng_state = 20261129;
-	reject_rate(1000, 500, 1.0, 0, 0.05, &mwu, &q, &fam);
-	TH_LOG("A/A at alpha 0.05, 1000 trials: U %d, p99 %d, family %d", mwu, q, fam);
-	ASSERT_GE(mwu, 23);
-	ASSERT_LE(mwu, 78);
-	ASSERT_LE(q, 78);
-	ASSERT_LE(fam, 78);
-	/* and at the compare default alpha 0.01: expected 10, sd 3.1 */
-	reject_rate(1000, 500, 1.0, 0, 0.01, &mwu, &q, &fam);
-	TH_LOG("A/A at alpha 0.01, 1000 trials: U %d, p99 %d, family %d", mwu, q, fam);
-	ASSERT_LE(mwu, 23);
-	ASSERT_LE(fam, 23);
+	check_rates(_metadata, 20261129, aa_cases, ARRAY_SIZE(aa_cases));
 }
 
 TEST(power_against_known_shifts)
 {
-	int mwu, q, fam;
-
-	rng_state = 42;
-	/*
-	 * A 20 % slower typical latency (sigma of log 0.4, 500 vs 500): the U
-	 * test finds it nearly always (normal-theory power > 0.999).
-	 */
-	reject_rate(200, 500, 1.20, 0, 0.01, &mwu, &q, &fam);
-	TH_LOG("+20%% shift: U %d/200, p99 %d/200, family %d/200", mwu, q, fam);
-	ASSERT_GE(mwu, 195);
-	ASSERT_GE(fam, 195);
-	/* 3 % of B five times slower: a tail change the p99 test finds */
-	reject_rate(200, 2000, 1.0, 0.03, 0.01, &mwu, &q, &fam);
-	TH_LOG("3%% x5 tail: U %d/200, p99 %d/200", mwu, q);
-	ASSERT_GE(q, 190);
+	check_rates(_metadata, 42, power_cases, ARRAY_SIZE(power_cases));
 }
 
 /* An AR(1) latency series: log-latency follows x = rho x + sqrt(1 - rho^2) e. */
