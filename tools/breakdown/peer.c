@@ -59,10 +59,7 @@ void ls_bd_peer_write(FILE *fp, const struct ls_bd_host *h, unsigned int proto)
 	struct ls_json j;
 	char cpus[256];
 
-	ls_json_init(&j, fp, false);
-	ls_json_obj_open(&j, NULL);
-	ls_json_u64(&j, "schema", LS_JSON_SCHEMA);
-	ls_json_str(&j, "kind", "breakdown-peer");
+	ls_json_doc_open(&j, fp, false, "breakdown-peer");
 	ls_json_u64(&j, "proto", proto);
 	ls_json_bool(&j, "measured", h->measured);
 	ls_json_str(&j, "backend", h->backend);

@@ -302,10 +302,7 @@ void bd_print_json(FILE *fp, const struct ls_bd_an *a, const struct ls_probe_res
 	const struct ls_bd_host *const hosts[2] = { local, peer };
 	struct ls_json j;
 
-	ls_json_init(&j, fp, false);
-	ls_json_obj_open(&j, NULL);
-	ls_json_u64(&j, "schema", LS_JSON_SCHEMA);
-	ls_json_str(&j, "kind", "breakdown");
+	ls_json_doc_open(&j, fp, false, "breakdown");
 	/* When the probe ran (CLOCK_MONOTONIC of this host). */
 	ls_json_obj_open(&j, "run");
 	ls_json_u64(&j, "begin_ns", r->runs[0].begin_ns);

@@ -524,10 +524,7 @@ static void print_json(const struct check_ctx *cx)
 {
 	struct ls_json j;
 
-	ls_json_init(&j, stdout, true);
-	ls_json_obj_open(&j, NULL);
-	ls_json_u64(&j, "schema", LS_JSON_SCHEMA);
-	ls_json_str(&j, "kind", "check");
+	ls_json_doc_open(&j, stdout, true, "check");
 	ls_json_str(&j, "ib_dev", cx->o.ibdev);
 	ls_json_u64(&j, "ib_port", cx->o.port);
 	ls_json_str(&j, "netdev", cx->nic.netdev);

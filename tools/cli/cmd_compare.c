@@ -387,10 +387,7 @@ static void json_rows(const struct compare_opts *o, const struct ls_series_set *
 {
 	struct ls_json j;
 
-	ls_json_init(&j, stdout, true);
-	ls_json_obj_open(&j, NULL);
-	ls_json_u64(&j, "schema", LS_JSON_SCHEMA);
-	ls_json_str(&j, "kind", "compare");
+	ls_json_doc_open(&j, stdout, true, "compare");
 	ls_json_str(&j, "compared_kind", sa->kind);
 	ls_json_str(&j, "a", o->file_a);
 	ls_json_str(&j, "b", o->file_b);

@@ -482,10 +482,7 @@ static void print_json(const struct irq_state *st, const struct irq_opts *o, dou
 
 	if (!h)
 		return;
-	ls_json_init(&j, stdout, false);
-	ls_json_obj_open(&j, NULL);
-	ls_json_u64(&j, "schema", LS_JSON_SCHEMA);
-	ls_json_str(&j, "kind", "irq");
+	ls_json_doc_open(&j, stdout, false, "irq");
 	ls_json_str(&j, "ib_dev", st->nic.ibdev);
 	ls_json_str(&j, "netdev", st->nic.netdev);
 	ls_json_dbl(&j, "interval_s", secs);

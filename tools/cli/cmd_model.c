@@ -437,10 +437,7 @@ int cmd_model(int argc, char **argv)
 	if (o.json) {
 		struct ls_json j;
 
-		ls_json_init(&j, stdout, true);
-		ls_json_obj_open(&j, NULL);
-		ls_json_u64(&j, "schema", LS_JSON_SCHEMA);
-		ls_json_str(&j, "kind", "model");
+		ls_json_doc_open(&j, stdout, true, "model");
 		ls_json_obj_open(&j, "inputs");
 		ls_json_u64(&j, "gpus", o.in.gpus);
 		ls_json_dbl(&j, "grad_bytes", o.in.grad_bytes);

@@ -487,10 +487,7 @@ static void print_json(const struct probe_cli *c, const struct ls_probe_result *
 	const struct ls_probe_dev *d = &r->dev;
 	struct ls_json j;
 
-	ls_json_init(&j, stdout, false);
-	ls_json_obj_open(&j, NULL);
-	ls_json_u64(&j, "schema", LS_JSON_SCHEMA);
-	ls_json_str(&j, "kind", "probe");
+	ls_json_doc_open(&j, stdout, false, "probe");
 	ls_json_str(&j, "role", r->is_prober ? "prober" : "responder");
 	ls_json_str(&j, "verb", ls_probe_verb_name(r->verb));
 	ls_json_str(&j, "mode", r->events ? "events" : "poll");

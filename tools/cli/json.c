@@ -14,6 +14,15 @@ void ls_json_init(struct ls_json *j, FILE *fp, bool pretty)
 	j->pretty = pretty;
 }
 
+/* Start a latsplit document on fp: the top object, its "schema" and its "kind". */
+void ls_json_doc_open(struct ls_json *j, FILE *fp, bool pretty, const char *kind)
+{
+	ls_json_init(j, fp, pretty);
+	ls_json_obj_open(j, NULL);
+	ls_json_u64(j, "schema", LS_JSON_SCHEMA);
+	ls_json_str(j, "kind", kind);
+}
+
 /* Write a JSON string literal with escaping. */
 static void put_string(FILE *fp, const char *s)
 {

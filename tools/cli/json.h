@@ -20,6 +20,8 @@ struct ls_json {
 };
 
 void ls_json_init(struct ls_json *j, FILE *fp, bool pretty);
+/* Start a latsplit document on fp: the top object, its "schema" and its "kind". */
+void ls_json_doc_open(struct ls_json *j, FILE *fp, bool pretty, const char *kind);
 /* Open an object / array; key is NULL inside arrays and at the top. */
 void ls_json_obj_open(struct ls_json *j, const char *key);
 void ls_json_obj_close(struct ls_json *j);

@@ -144,10 +144,7 @@ void ls_peers_print_failed(bool json, const char *kind, const char *peer, int rc
 		printf("== %s: failed (exit %d, see the messages above)\n\n", peer, rc);
 		return;
 	}
-	ls_json_init(&j, stdout, false);
-	ls_json_obj_open(&j, NULL);
-	ls_json_u64(&j, "schema", LS_JSON_SCHEMA);
-	ls_json_str(&j, "kind", kind);
+	ls_json_doc_open(&j, stdout, false, kind);
 	ls_json_str(&j, "peer", peer);
 	ls_json_bool(&j, "ok", false);
 	ls_json_i64(&j, "exit_status", rc);

@@ -268,10 +268,7 @@ void record_print_json(const struct record_opts *o, const struct ls_snapshot *sn
 	struct ls_json j;
 	char cpus[128];
 
-	ls_json_init(&j, stdout, false);
-	ls_json_obj_open(&j, NULL);
-	ls_json_u64(&j, "schema", LS_JSON_SCHEMA);
-	ls_json_str(&j, "kind", "record");
+	ls_json_doc_open(&j, stdout, false, "record");
 	ls_json_str(&j, "backend", backend);
 	ls_json_u64(&j, "start_ns", t0);
 	ls_json_u64(&j, "end_ns", t1);
