@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "kselftest_harness.h"
+#include "bad_case.h"
 
 #include "peers.h"
 
@@ -36,10 +37,7 @@ TEST(order_comments_blanks)
 
 TEST(bad_lists)
 {
-	static const struct {
-		const char *text;
-		const char *want;
-	} cases[] = {
+	static const struct bad_case cases[] = {
 		{ "", "f: no peers" },
 		{ "# nothing\n\n  \n", "f: no peers" },
 		{ "a\nb\na\n", "f:3: a is listed twice" },
@@ -51,15 +49,13 @@ TEST(bad_lists)
 	struct ls_err err;
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		size_t len = strlen(cases[i].text);
+		size_t len = strlen(cases[i].in);
 
 		if (strstr(cases[i].want, "NUL"))
 			len = 5;
 		memset(&err, 0, sizeof(err));
-		ASSERT_EQ(-1, ls_peers_parse("f", cases[i].text, len, &p, &err)) TH_LOG("case %zu", i);
-		if (!strstr(err.msg, cases[i].want))
-			TH_LOG("case %zu: got '%s'", i, err.msg);
-		ASSERT_NE(NULL, strstr(err.msg, cases[i].want));
+		ASSERT_EQ(-1, ls_peers_parse("f", cases[i].in, len, &p, &err)) TH_LOG("case %zu", i);
+		assert_err_has(_metadata, &cases[i], err.msg);
 		EXPECT_EQ(0, p.n);	/* nothing half-filled */
 		EXPECT_EQ(NULL, p.v);
 	}
