@@ -76,6 +76,17 @@ static int read_sysfs_dir(struct ls_ctr_snap *s, const char *dir,
 	return 0;
 }
 
+/* One SIOCETHTOOL request (what: its name) on ifname with data; -1 with msg set when it failed. */
+static int ethtool_req(int fd, struct ifreq *ifr, void *data, const char *what,
+		       const char *ifname, char *msg, size_t len)
+{
+	ifr->ifr_data = data;
+	if (!ioctl(fd, SIOCETHTOOL, ifr))
+		return 0;
+	snprintf(msg, len, "%s on %s: %s", what, ifname, strerror(errno));
+	return -1;
+}
+
 /* NIC statistics through the ETHTOOL_GSTATS ioctl; failures become one unreadable entry. */
 static int read_ethtool(struct ls_ctr_snap *s, const char *ifname)
 {
@@ -97,12 +108,8 @@ static int read_ethtool(struct ls_ctr_snap *s, const char *ifname)
 	}
 	memset(&ifr, 0, sizeof(ifr));
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
-	ifr.ifr_data = (void *)&sset;
-	if (ioctl(fd, SIOCETHTOOL, &ifr)) {
-		snprintf(msg, sizeof(msg), "ETHTOOL_GSSET_INFO on %s: %s", ifname,
-			 strerror(errno));
+	if (ethtool_req(fd, &ifr, &sset, "ETHTOOL_GSSET_INFO", ifname, msg, sizeof(msg)))
 		goto unreadable;
-	}
 	n = sset.hdr.sset_mask ? sset.hdr.data[0] : 0;
 	if (!n)
 		goto out;	/* the driver has no statistics: nothing to read */
@@ -119,20 +126,12 @@ static int read_ethtool(struct ls_ctr_snap *s, const char *ifname)
 	strs->cmd = ETHTOOL_GSTRINGS;
 	strs->string_set = ETH_SS_STATS;
 	strs->len = n;
-	ifr.ifr_data = (void *)strs;
-	if (ioctl(fd, SIOCETHTOOL, &ifr)) {
-		snprintf(msg, sizeof(msg), "ETHTOOL_GSTRINGS on %s: %s", ifname,
-			 strerror(errno));
+	if (ethtool_req(fd, &ifr, strs, "ETHTOOL_GSTRINGS", ifname, msg, sizeof(msg)))
 		goto unreadable;
-	}
 	stats->cmd = ETHTOOL_GSTATS;
 	stats->n_stats = n;
-	ifr.ifr_data = (void *)stats;
-	if (ioctl(fd, SIOCETHTOOL, &ifr)) {
-		snprintf(msg, sizeof(msg), "ETHTOOL_GSTATS on %s: %s", ifname,
-			 strerror(errno));
+	if (ethtool_req(fd, &ifr, stats, "ETHTOOL_GSTATS", ifname, msg, sizeof(msg)))
 		goto unreadable;
-	}
 	if (stats->n_stats < n)
 		n = stats->n_stats;
 	for (uint32_t i = 0; i < n; i++) {
