@@ -453,25 +453,69 @@ static int check_duplicates(struct parser *p, const struct ls_jv *obj)
 	return err;
 }
 
+/*
+ * Enter the object or array (an: "an object", for messages) whose opener is
+ * at p->pos, to close; *empty when it closes at once (then consumed too).
+ */
+static int container_open(struct parser *p, char close, const char *an, bool *empty)
+{
+	size_t opened = p->pos;
+
+	*empty = false;
+	p->pos++;
+	skip_ws(p);
+	if (p->pos >= p->len)
+		return truncated(p, an, opened);
+	*empty = p->s[p->pos] == close;
+	if (*empty)
+		p->pos++;
+	return 0;
+}
+
+/*
+ * After an element of the object or array opened at opened (kind: "object",
+ * an: "an object"): *more when a ',' and another element follow, else the
+ * closer was consumed.
+ */
+static int container_next(struct parser *p, char close, const char *kind, const char *an,
+			  size_t opened, bool *more)
+{
+	char what[32];
+
+	skip_ws(p);
+	if (p->pos >= p->len)
+		return truncated(p, an, opened);
+	*more = p->s[p->pos] == ',';
+	if (*more) {
+		p->pos++;
+		skip_ws(p);
+		if (p->pos < p->len && p->s[p->pos] == close)
+			return perr(p, p->pos, "trailing comma in %s", kind);
+		return 0;
+	}
+	if (p->s[p->pos] == close) {
+		p->pos++;
+		return 0;
+	}
+	describe(p, p->pos, what, sizeof(what));
+	return perr(p, p->pos, "expected ',' or '%c' in %s, got %s", close, kind, what);
+}
+
 /* Parse an object at p->pos (on '{'). */
 static int parse_object(struct parser *p, struct ls_jv *out)
 {
 	size_t opened = p->pos, cap = 0;
+	bool empty, more;
 	char what[32];
 	int err;
 
 	out->type = LS_JOBJ;
 	out->obj.m = NULL;
 	out->obj.n = 0;
-	p->pos++;
-	skip_ws(p);
-	if (p->pos >= p->len)
-		return truncated(p, "an object", opened);
-	if (p->s[p->pos] == '}') {
-		p->pos++;
-		return 0;
-	}
-	for (;;) {
+	err = container_open(p, '}', "an object", &empty);
+	if (err || empty)
+		return err;
+	for (more = true; more;) {
 		struct ls_jmember *m;
 
 		skip_ws(p);
@@ -508,44 +552,27 @@ static int parse_object(struct parser *p, struct ls_jv *out)
 		err = parse_value(p, &m->val);
 		if (err)
 			return err;
-		skip_ws(p);
-		if (p->pos >= p->len)
-			return truncated(p, "an object", opened);
-		if (p->s[p->pos] == ',') {
-			p->pos++;
-			skip_ws(p);
-			if (p->pos < p->len && p->s[p->pos] == '}')
-				return perr(p, p->pos, "trailing comma in object");
-			continue;
-		}
-		if (p->s[p->pos] == '}') {
-			p->pos++;
-			return check_duplicates(p, out);
-		}
-		describe(p, p->pos, what, sizeof(what));
-		return perr(p, p->pos, "expected ',' or '}' in object, got %s", what);
+		err = container_next(p, '}', "object", "an object", opened, &more);
+		if (err)
+			return err;
 	}
+	return check_duplicates(p, out);
 }
 
 /* Parse an array at p->pos (on '['). */
 static int parse_array(struct parser *p, struct ls_jv *out)
 {
 	size_t opened = p->pos, cap = 0;
-	char what[32];
+	bool empty, more;
 	int err;
 
 	out->type = LS_JARR;
 	out->arr.v = NULL;
 	out->arr.n = 0;
-	p->pos++;
-	skip_ws(p);
-	if (p->pos >= p->len)
-		return truncated(p, "an array", opened);
-	if (p->s[p->pos] == ']') {
-		p->pos++;
-		return 0;
-	}
-	for (;;) {
+	err = container_open(p, ']', "an array", &empty);
+	if (err || empty)
+		return err;
+	for (more = true; more;) {
 		if (out->arr.n == cap) {
 			size_t ncap = cap ? cap * 2 : 8;
 			struct ls_jv *nv = realloc(out->arr.v, ncap * sizeof(*nv));
@@ -560,23 +587,11 @@ static int parse_array(struct parser *p, struct ls_jv *out)
 		err = parse_value(p, &out->arr.v[out->arr.n - 1]);
 		if (err)
 			return err;
-		skip_ws(p);
-		if (p->pos >= p->len)
-			return truncated(p, "an array", opened);
-		if (p->s[p->pos] == ',') {
-			p->pos++;
-			skip_ws(p);
-			if (p->pos < p->len && p->s[p->pos] == ']')
-				return perr(p, p->pos, "trailing comma in array");
-			continue;
-		}
-		if (p->s[p->pos] == ']') {
-			p->pos++;
-			return 0;
-		}
-		describe(p, p->pos, what, sizeof(what));
-		return perr(p, p->pos, "expected ',' or ']' in array, got %s", what);
+		err = container_next(p, ']', "array", "an array", opened, &more);
+		if (err)
+			return err;
 	}
+	return 0;
 }
 
 /* Parse any value after optional whitespace. */
