@@ -474,54 +474,38 @@ static void prom_pair_free(void *pair)
 /* The prober: one pair (PEER) or every host of --peers in turn, then the files. */
 static int run_prober(struct bd_cli *c, struct bd_ctx *x)
 {
-	struct bd_prom_pair *pp = NULL;
 	struct ls_afile sf = { 0 };
 	struct ls_fleet_cmd fc;
 	struct ls_err err = { 0 };
 	struct ls_bd_base base;
 	struct bd_fleet f;
 	struct ls_prom pf;
-	size_t npeers;
 	int rc;
 
 	memset(&base, 0, sizeof(base));
 	memset(&pf, 0, sizeof(pf));
-	npeers = c->peers ? c->plist.n : 1;
 	if (c->baseline && ls_bd_load_baseline(c->baseline, c->o.sizes[0], c->o.verb, &base, &err)) {
 		ls_warn("breakdown: %s", err.msg);
 		return LS_EXIT_USAGE;
 	}
-	if (c->prom) {
-		pp = calloc(npeers, sizeof(*pp));
-		if (!pp) {
-			ls_warn("breakdown: --prom: out of memory for %zu pairs", npeers);
-			return LS_EXIT_USAGE;
-		}
-	}
 	if (open_outputs(c, &sf, &pf, &err)) {
 		ls_warn("breakdown: %s", err.msg);
-		free(pp);
 		return LS_EXIT_USAGE;
 	}
 	f = (struct bd_fleet){ c, x, &base, c->samples ? &sf : NULL };
-	ls_fleet_cmd_init(&fc, "breakdown", c->json, c->peers ? &c->plist : NULL,
-			  &c->o.peer, c->o.port);
-	fc.run = fleet_pair;
-	fc.arg = &f;
-	/* a failed pair printed no split: its failed line stands for it */
-	fc.failed_line_always = true;
 	/*
-	 * One pair that failed writes no --prom file (nothing was measured);
-	 * a fleet run writes every pair, the failed ones as up 0.
+	 * A failed pair printed no split: its failed line stands for it. One
+	 * pair that failed writes no --prom file (nothing was measured); a
+	 * fleet run writes every pair, the failed ones as up 0.
 	 */
-	fc.prom_after_failure = false;
-	fc.prom = &pf;
-	fc.pairs = pp;
-	fc.pair_size = sizeof(*pp);
-	fc.write_prom = fleet_prom;
-	fc.free_pair = prom_pair_free;
+	fc = (struct ls_fleet_cmd){
+		.kind = "breakdown", .run = fleet_pair, .arg = &f, .json = c->json,
+		.peers = c->peers ? &c->plist : NULL, .peer = &c->o.peer, .port = c->o.port,
+		.failed_run_reports = false, .prom = c->prom ? &pf : NULL,
+		.pair_size = sizeof(struct bd_prom_pair), .write_prom = fleet_prom,
+		.free_pair = prom_pair_free };
 	rc = ls_fleet_run(&fc);
-	free(pp);
+	ls_afile_abort(&sf);	/* still open only when the --prom records failed */
 	return rc;
 }
 

@@ -758,12 +758,10 @@ static void prom_pair_free(void *pair)
 int cmd_probe(int argc, char **argv)
 {
 	struct probe_cli c = { .samples_fmt = FMT_AUTO };
-	struct probe_prom_pair *pp = NULL;
 	struct ls_fleet_cmd fc;
 	struct ls_err err = { 0 };
 	struct ls_prom pf;
 	bool help = false;
-	size_t npeers;
 	int rc;
 
 	memset(&pf, 0, sizeof(pf));
@@ -781,38 +779,23 @@ int cmd_probe(int argc, char **argv)
 		c.o.progress = show_progress;
 		c.o.run_end = end_progress;
 	}
-	npeers = c.peers ? c.plist.n : 1;
-	if (c.prom) {
-		pp = calloc(npeers, sizeof(*pp));
-		if (!pp) {
-			ls_warn("probe: --prom: out of memory for %zu pairs", npeers);
-			rc = LS_EXIT_USAGE;
-			goto out;
-		}
-		/* Open before the runs so a bad path fails early; visible at commit. */
-		if (ls_prom_open(&pf, c.prom, false, &err)) {
-			ls_warn("probe: --prom: %s", err.msg);
-			free(pp);
-			pp = NULL;
-			rc = LS_EXIT_USAGE;
-			goto out;
-		}
+	/* Open before the runs so a bad path fails early; visible at commit. */
+	if (c.prom && ls_prom_open(&pf, c.prom, false, &err)) {
+		ls_warn("probe: --prom: %s", err.msg);
+		rc = LS_EXIT_USAGE;
+		goto out;
 	}
-	ls_fleet_cmd_init(&fc, "probe", c.json, c.peers ? &c.plist : NULL, &c.o.peer,
-			  c.o.port);
-	fc.run = fleet_pair;
-	fc.arg = &c;
-	/* a run that started printed its own document, failed or not */
-	fc.failed_line_always = false;
-	/* one pair that never started writes no --prom file */
-	fc.prom_after_failure = true;
-	fc.prom = &pf;
-	fc.pairs = pp;
-	fc.pair_size = sizeof(*pp);
-	fc.write_prom = fleet_prom;
-	fc.free_pair = prom_pair_free;
+	/*
+	 * A run that started printed its own document, failed or not; one
+	 * pair that never started writes no --prom file.
+	 */
+	fc = (struct ls_fleet_cmd){
+		.kind = "probe", .run = fleet_pair, .arg = &c, .json = c.json,
+		.peers = c.peers ? &c.plist : NULL, .peer = &c.o.peer, .port = c.o.port,
+		.failed_run_reports = true, .prom = c.prom ? &pf : NULL,
+		.pair_size = sizeof(struct probe_prom_pair), .write_prom = fleet_prom,
+		.free_pair = prom_pair_free };
 	rc = ls_fleet_run(&fc);
-	free(pp);
 out:
 	ls_peers_free(&c.plist);
 	return rc;

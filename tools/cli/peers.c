@@ -195,60 +195,67 @@ int ls_fleet_status(const struct ls_fleet *f)
 	return f->failed ? LS_EXIT_FAIL : LS_EXIT_OK;
 }
 
-/* Write or drop a fleet's --prom file once its pairs ran with status rc. */
-static int fleet_prom(const struct ls_fleet_cmd *fc, size_t n, int rc)
+/* Write or drop a fleet's --prom file (n records in pairs) once its pairs ran with status rc. */
+static int fleet_prom(const struct ls_fleet_cmd *fc, const void *pairs, size_t n, int rc)
 {
+	struct ls_prom *pf = fc->prom;
 	struct ls_err err = { 0 };
 	bool write = fc->peers || rc == LS_EXIT_OK ||
-		     (fc->prom_after_failure && rc != LS_EXIT_USAGE);
+		     (fc->failed_run_reports && rc != LS_EXIT_USAGE);
 
 	if (!write) {
-		ls_prom_abort(fc->prom);
+		ls_prom_abort(pf);
 		return rc;
 	}
-	if (fc->write_prom(fc->prom, fc->pairs, n, &err) || ls_prom_commit(fc->prom, &err)) {
-		ls_prom_abort(fc->prom);
+	if (fc->write_prom(pf, pairs, n, &err) || ls_prom_commit(pf, &err)) {
+		ls_prom_abort(pf);
 		ls_warn("%s: --prom: %s", fc->kind, err.msg);
 		rc = LS_EXIT_USAGE;
 	}
 	return rc;
 }
 
-/* Start a command's fleet run over the --peers list (NULL) or the one PEER. */
-void ls_fleet_cmd_init(struct ls_fleet_cmd *fc, const char *kind, bool json,
-		       const struct ls_peers *peers, const char **peer, unsigned int port)
-{
-	memset(fc, 0, sizeof(*fc));
-	fc->kind = kind;
-	fc->json = json;
-	fc->peers = peers;
-	fc->peer = peer;
-	fc->port = port;
-}
-
-/* Run fc's pairs in turn, then its --prom file. */
-int ls_fleet_run(const struct ls_fleet_cmd *fc)
+/* Run each pair in turn, each with its record of pairs (or none); the status of the pairs. */
+static int fleet_pairs(const struct ls_fleet_cmd *fc, void *pairs)
 {
 	struct ls_fleet fl;
 	int rc = LS_EXIT_OK;
 
 	ls_fleet_init(&fl, fc->peers, fc->kind, fc->json);
 	for (size_t i = 0; i < fl.n; i++) {
-		void *pair = fc->pairs ? (char *)fc->pairs + i * fc->pair_size : NULL;
+		void *pair = pairs ? (char *)pairs + i * fc->pair_size : NULL;
 		char label[80];
 
 		ls_fleet_next(&fl, i, fc->peer);
 		snprintf(label, sizeof(label), "%s:%u", *fc->peer, fc->port);
 		rc = fc->run(fc->arg, label, pair);
 		ls_fleet_done(&fl, pair ? label : *fc->peer, rc,
-			      fc->failed_line_always || rc == LS_EXIT_USAGE);
+			      !fc->failed_run_reports || rc == LS_EXIT_USAGE);
 	}
-	if (fc->peers)
-		rc = ls_fleet_status(&fl);
-	if (!fc->pairs)
+	return fc->peers ? ls_fleet_status(&fl) : rc;
+}
+
+/* Make fc's --prom records, run the pairs in turn, then write or drop the --prom file. */
+int ls_fleet_run(const struct ls_fleet_cmd *fc)
+{
+	size_t n = fc->peers ? fc->peers->n : 1;
+	void *pairs = NULL;
+	int rc;
+
+	if (fc->prom) {
+		pairs = calloc(n, fc->pair_size);
+		if (!pairs) {
+			ls_warn("%s: --prom: out of memory for %zu pairs", fc->kind, n);
+			ls_prom_abort(fc->prom);
+			return LS_EXIT_USAGE;
+		}
+	}
+	rc = fleet_pairs(fc, pairs);
+	if (!pairs)
 		return rc;
-	rc = fleet_prom(fc, fl.n, rc);
-	for (size_t i = 0; i < fl.n; i++)
-		fc->free_pair((char *)fc->pairs + i * fc->pair_size);
+	rc = fleet_prom(fc, pairs, n, rc);
+	for (size_t i = 0; i < n; i++)
+		fc->free_pair((char *)pairs + i * fc->pair_size);
+	free(pairs);
 	return rc;
 }

@@ -59,34 +59,32 @@ int ls_fleet_status(const struct ls_fleet *f);
 /*
  * One command's run over its pairs (the one PEER, or every --peers host in
  * turn) with its policy: ls_fleet_run() sets *peer to each host, calls
- * run() with the pair's "host:port" label and its --prom record (NULL
- * without --prom), counts the exit statuses, and writes the --prom file
- * from every record (write_prom) or drops it.
+ * run() with the pair's "host:port" label and its zeroed --prom record
+ * (NULL without --prom), counts the exit statuses, and writes the --prom
+ * file from every record or drops it.
  */
 struct ls_fleet_cmd {
 	const char *kind;		/* "probe", "breakdown" */
+	/* measure one pair; returns its exit status */
+	int (*run)(void *arg, const char *label, void *pair);
+	void *arg;
 	bool json;
 	const struct ls_peers *peers;	/* NULL: the one PEER */
 	const char **peer;		/* the probe options' peer, set per pair */
 	unsigned int port;		/* the control port, for the labels */
-	/* measure one pair; returns its exit status */
-	int (*run)(void *arg, const char *label, void *pair);
-	void *arg;
-	/* policy: a failed pair's line also after it started (else: it printed its own) */
-	bool failed_line_always;
-	/* policy: one pair writes its --prom file after a failed run too (not when unstarted) */
-	bool prom_after_failure;
-	/* --prom: an opened file, n records of pair_size bytes, their writer and their free */
+	/*
+	 * policy: a run that failed after it started still printed its own
+	 * report and kept its --prom record (probe); else its pair gets the
+	 * failed line, and one pair's --prom file is not written (breakdown)
+	 */
+	bool failed_run_reports;
+	/* --prom: the opened file (or NULL), a pair's record size, the writer, a record's free */
 	struct ls_prom *prom;
-	void *pairs;
 	size_t pair_size;
 	int (*write_prom)(struct ls_prom *pf, const void *pairs, size_t n, struct ls_err *err);
 	void (*free_pair)(void *pair);
 };
 
-/* Zero fc and set who runs it and over which pairs (peers NULL: the one *peer). */
-void ls_fleet_cmd_init(struct ls_fleet_cmd *fc, const char *kind, bool json,
-		       const struct ls_peers *peers, const char **peer, unsigned int port);
 /* Run fc's pairs (see struct ls_fleet_cmd); returns the command's exit status. */
 int ls_fleet_run(const struct ls_fleet_cmd *fc);
 
