@@ -22,13 +22,23 @@ static struct ls_wire_cfg base(uint64_t size)
 	return c;
 }
 
+/* The wire figures of c, which must be a valid configuration. */
+static struct ls_wire wire_of(struct __test_metadata *_metadata, const struct ls_wire_cfg *c)
+{
+	struct ls_wire w;
+	struct ls_err e;
+
+	memset(&w, 0, sizeof(w));
+	ASSERT_EQ(0, ls_wire_compute(c, &w, &e)) TH_LOG("%s", e.msg);
+	return w;
+}
+
 TEST(seed_payload_only_4k_100g)
 {
 	struct ls_wire_cfg c = base(4096);
 	struct ls_wire w;
-	struct ls_err e;
 
-	ASSERT_EQ(0, ls_wire_compute(&c, &w, &e));
+	w = wire_of(_metadata, &c);
 	/* 4096 * 8 / 100 = 327.68 ns: the seed's "about 0.32-0.33 us" */
 	EXPECT_TRUE(NEAR(w.payload_only_ns, 327.68));
 }
@@ -37,9 +47,8 @@ TEST(write_4k_mtu1024_full_wire)
 {
 	struct ls_wire_cfg c = base(4096);
 	struct ls_wire w;
-	struct ls_err e;
 
-	ASSERT_EQ(0, ls_wire_compute(&c, &w, &e));
+	w = wire_of(_metadata, &c);
 	/* first: 14+20+8+12+16+1024+4+4+20 = 1122; 3 more: 1106 each */
 	EXPECT_EQ(4, w.packets);
 	EXPECT_EQ(1122 + 3 * 1106, w.wire_bytes);
@@ -53,10 +62,9 @@ TEST(write_4b_cable)
 {
 	struct ls_wire_cfg c = base(4);
 	struct ls_wire w;
-	struct ls_err e;
 
 	c.cable_m = 2;
-	ASSERT_EQ(0, ls_wire_compute(&c, &w, &e));
+	w = wire_of(_metadata, &c);
 	/* 14+20+8+12+16+4+4+4 = 82 (>= 64) + 20 = 102 B = 8.16 ns; + 2 m * 5 ns */
 	EXPECT_EQ(102, w.wire_bytes);
 	EXPECT_TRUE(NEAR(w.total_ns, 18.16));
@@ -67,16 +75,15 @@ TEST(store_and_forward_vs_cut_through)
 {
 	struct ls_wire_cfg c = base(4);
 	struct ls_wire w;
-	struct ls_err e;
 
 	c.cable_m = 2;
 	c.hops = 3;
-	ASSERT_EQ(0, ls_wire_compute(&c, &w, &e));
+	w = wire_of(_metadata, &c);
 	/* every link re-serializes: 3 * (8.16 + 10) */
 	EXPECT_TRUE(NEAR(w.total_ns, 54.48));
 	EXPECT_TRUE(NEAR(w.switch_ns, 2 * 8.16));
 	c.sw = LS_SWITCH_CT;
-	ASSERT_EQ(0, ls_wire_compute(&c, &w, &e));
+	w = wire_of(_metadata, &c);
 	/* each switch waits for preamble+Eth+IPv4 = 42 B = 3.36 ns */
 	EXPECT_TRUE(NEAR(w.total_ns, 18.16 + 2 * (3.36 + 10)));
 }
@@ -85,10 +92,9 @@ TEST(store_and_forward_pipelines_packets)
 {
 	struct ls_wire_cfg c = base(2048);
 	struct ls_wire w;
-	struct ls_err e;
 
 	c.hops = 2;
-	ASSERT_EQ(0, ls_wire_compute(&c, &w, &e));
+	w = wire_of(_metadata, &c);
 	/* 1122 B (89.76 ns) + 1106 B (88.48 ns); the switch adds one packet: 89.76 */
 	EXPECT_TRUE(NEAR(w.total_ns, 89.76 + 88.48 + 89.76));
 }
@@ -97,10 +103,9 @@ TEST(read_is_request_plus_response)
 {
 	struct ls_wire_cfg c = base(4);
 	struct ls_wire w;
-	struct ls_err e;
 
 	c.verb = LS_WIRE_READ;
-	ASSERT_EQ(0, ls_wire_compute(&c, &w, &e));
+	w = wire_of(_metadata, &c);
 	/* request 14+20+8+12+16+4+4 = 78 + 20; response 14+20+8+12+4+4+4+4 = 70 + 20 */
 	EXPECT_EQ(98 + 90, w.wire_bytes);
 	/* the probe reports a READ's full round trip (as ib_read_lat) */
@@ -111,21 +116,20 @@ TEST(ipv6_imm_and_minimum_frame)
 {
 	struct ls_wire_cfg c = base(4);
 	struct ls_wire w;
-	struct ls_err e;
 
 	c.ipv6 = true;
 	c.verb = LS_WIRE_WRITE_IMM;
-	ASSERT_EQ(0, ls_wire_compute(&c, &w, &e));
+	w = wire_of(_metadata, &c);
 	/* 14+40+8+12+16+4(imm)+4+4+4 = 106 + 20 */
 	EXPECT_EQ(126, w.wire_bytes);
 	c = base(0);
 	c.verb = LS_WIRE_SEND;
-	ASSERT_EQ(0, ls_wire_compute(&c, &w, &e));
+	w = wire_of(_metadata, &c);
 	/* 14+20+8+12+4+4 = 62 -> padded to 64, + 20 */
 	EXPECT_EQ(84, w.wire_bytes);
 	c = base(5);
 	c.verb = LS_WIRE_SEND;
-	ASSERT_EQ(0, ls_wire_compute(&c, &w, &e));
+	w = wire_of(_metadata, &c);
 	/* 5 bytes pad to 8: 14+20+8+12+8+4+4 = 70 + 20 */
 	EXPECT_EQ(90, w.wire_bytes);
 }
