@@ -873,16 +873,14 @@ bool ls_jv_u64(const struct ls_jv *obj, const char *key, uint64_t *out)
 	return true;
 }
 
+/* JSON type names in enum order. */
+static const char *const jtype_names[] = {
+	"null", "boolean", "number", "string", "array", "object"
+};
+_Static_assert(ARRAY_SIZE(jtype_names) == LS_JOBJ + 1, "a name per JSON type");
+
 /* Name of a JSON type for messages. */
 const char *ls_jtype_name(enum ls_jtype t)
 {
-	switch (t) {
-	case LS_JNULL: return "null";
-	case LS_JBOOL: return "boolean";
-	case LS_JNUM: return "number";
-	case LS_JSTR: return "string";
-	case LS_JARR: return "array";
-	case LS_JOBJ: return "object";
-	}
-	return "?";
+	return ls_enum_name(jtype_names, ARRAY_SIZE(jtype_names), t);
 }

@@ -78,6 +78,12 @@ void ls_freep(void *pp)
 	*p = NULL;
 }
 
+/* names[v], or "?" when v is past the n names. */
+const char *ls_enum_name(const char *const *names, size_t n, unsigned int v)
+{
+	return v < n ? names[v] : "?";
+}
+
 /* Prefix an existing error message with more context; returns -1. */
 int ls_err_wrap(struct ls_err *err, const char *fmt, ...)
 {

@@ -54,6 +54,8 @@ int ls_err_wrap(struct ls_err *err, const char *fmt, ...)
 int ls_getopt_err(int c, const char *opt, const char *cmd, struct ls_err *err);
 /* Free the pointer at pp (a T **) and clear it, so its owner may be freed again. */
 void ls_freep(void *pp);
+/* The name of enum value v in a table of n names in enum order, or "?" past its end. */
+const char *ls_enum_name(const char *const *names, size_t n, unsigned int v);
 
 /* Exit statuses shared by all commands. */
 #define LS_EXIT_OK	0

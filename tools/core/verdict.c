@@ -75,30 +75,26 @@ enum ls_level ls_level_of(const struct ls_thresholds *t, double ns)
 	return LS_LEVEL_FAST;
 }
 
+/* Names in enum order (fast, normal, elevated, abnormal, hurts; none, link, queues, RDMA, CPU). */
+static const char *const level_names[] = {
+	"below normal range", "normal", "elevated", "abnormal", "hurts training"
+};
+_Static_assert(ARRAY_SIZE(level_names) == LS_LEVEL_HURTS + 1, "a name per level");
+static const char *const layer_names[] = {
+	"none", "link rate/width", "PFC/queues", "RDMA path", "CPU/IRQ affinity"
+};
+_Static_assert(ARRAY_SIZE(layer_names) == LS_LAYER_CPU + 1, "a name per layer");
+
 /* Name of a level. */
 const char *ls_level_name(enum ls_level l)
 {
-	switch (l) {
-	case LS_LEVEL_FAST:	return "below normal range";
-	case LS_LEVEL_NORMAL:	return "normal";
-	case LS_LEVEL_ELEVATED:	return "elevated";
-	case LS_LEVEL_ABNORMAL:	return "abnormal";
-	case LS_LEVEL_HURTS:	return "hurts training";
-	}
-	return "?";
+	return ls_enum_name(level_names, ARRAY_SIZE(level_names), l);
 }
 
 /* Name of a layer. */
 const char *ls_layer_name(enum ls_layer l)
 {
-	switch (l) {
-	case LS_LAYER_NONE:	return "none";
-	case LS_LAYER_LINK:	return "link rate/width";
-	case LS_LAYER_QUEUES:	return "PFC/queues";
-	case LS_LAYER_RDMA:	return "RDMA path";
-	case LS_LAYER_CPU:	return "CPU/IRQ affinity";
-	}
-	return "?";
+	return ls_enum_name(layer_names, ARRAY_SIZE(layer_names), l);
 }
 
 /* Append a finding (silently capped). */

@@ -8,17 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Verb names in enum order. */
+static const char *const verb_names[] = { "write", "write_imm", "send", "send_imm", "read" };
+_Static_assert(ARRAY_SIZE(verb_names) == LS_WIRE_READ + 1, "a name per verb");
+
 /* Name of a verb as the CLI spells it. */
 const char *ls_wire_verb_name(enum ls_wire_verb v)
 {
-	switch (v) {
-	case LS_WIRE_WRITE:	return "write";
-	case LS_WIRE_WRITE_IMM:	return "write_imm";
-	case LS_WIRE_SEND:	return "send";
-	case LS_WIRE_SEND_IMM:	return "send_imm";
-	case LS_WIRE_READ:	return "read";
-	}
-	return "?";
+	return ls_enum_name(verb_names, ARRAY_SIZE(verb_names), v);
 }
 
 /* Name of a switch mode as the CLI spells it. */

@@ -11,15 +11,14 @@
 
 /* ---- small helpers ---- */
 
+/* Verb names in enum order. */
+static const char *const verb_names[] = { "write", "send", "read" };
+_Static_assert(ARRAY_SIZE(verb_names) == LS_VERB_READ + 1, "a name per verb");
+
 /* Name of a verb. */
 const char *ls_probe_verb_name(enum ls_probe_verb v)
 {
-	switch (v) {
-	case LS_VERB_WRITE:	return "write";
-	case LS_VERB_SEND:	return "send";
-	case LS_VERB_READ:	return "read";
-	}
-	return "?";
+	return ls_enum_name(verb_names, ARRAY_SIZE(verb_names), v);
 }
 
 /* Parse "write", "send" or "read". */
