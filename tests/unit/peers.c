@@ -163,7 +163,8 @@ TEST(fleet_run_visits_every_pair_and_decides_the_status)
 	const char *peer = NULL;
 	struct fake_fleet f = { .rcs = mixed, .peer = &peer };
 	struct ls_fleet_cmd fc = { .kind = "probe", .json = true, .peers = &p, .peer = &peer,
-				   .port = 7, .run = fake_run, .arg = &f, .failed_run_reports = true };
+				   .port = 7, .run = fake_run, .arg = &f,
+				   .failed_run_reports = true };
 
 	ASSERT_EQ(0, parse("h1\nh2\nh3\n", &p, &err));
 	EXPECT_EQ(LS_EXIT_FAIL, ls_fleet_run(&fc));

@@ -56,7 +56,8 @@ TEST(durations_with_units)
 	uint64_t ns;
 
 	for (size_t i = 0; i < ARRAY_SIZE(good); i++) {
-		ASSERT_EQ(0, ls_parse_duration_ns(good[i].text, &ns, &err, "d")) TH_LOG("'%s'", good[i].text);
+		ASSERT_EQ(0, ls_parse_duration_ns(good[i].text, &ns, &err, "d"))
+			TH_LOG("'%s'", good[i].text);
 		EXPECT_EQ(good[i].ns, ns) TH_LOG("'%s'", good[i].text);
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
