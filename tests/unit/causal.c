@@ -38,6 +38,25 @@ static struct ls_record pkt(uint64_t t, unsigned int cpu, uint32_t qpn, uint32_t
 	return r;
 }
 
+/* The input of the n samples seen at seen[] over the records r[nrec] (the probe's QP). */
+static struct ls_causal_in input(const struct ls_record *r, size_t nrec, const uint64_t *seen,
+				 size_t n, int64_t psn0, uint32_t pkts, bool requests)
+{
+	struct ls_causal_in in = { .rec = r, .nrec = nrec, .n = n, .seen = seen, .qpn = QPN,
+				   .psn0 = psn0, .pkts = pkts, .requests = requests };
+
+	return in;
+}
+
+/* Link in's records into o; the test stops (with the message) if that failed. */
+static void link_ok(struct __test_metadata *_metadata, const struct ls_causal_in *in,
+		    struct ls_causal_out *o)
+{
+	struct ls_err e = { 0 };
+
+	ASSERT_EQ(0, ls_causal_link(in, o, &e)) TH_LOG("%s", e.msg);
+}
+
 /* True when record index ri is linked to sample s. */
 static bool linked_to(const struct ls_causal_out *o, size_t ri, size_t s)
 {
@@ -77,12 +96,10 @@ TEST(long_poll_elsewhere_is_not_processing)
 		rec(2000, 2100, 1, LS_STAGE_INTERFERENCE),	/* 8: task stage */
 	};
 	uint64_t seen[] = { 3400 };
-	struct ls_causal_in in = { .rec = r, .nrec = 9, .n = 1, .seen = seen, .qpn = QPN,
-				   .psn0 = 500, .pkts = 1, .requests = false };
+	struct ls_causal_in in = input(r, ARRAY_SIZE(r), seen, ARRAY_SIZE(seen), 500, 1, false);
 	struct ls_causal_out o;
-	struct ls_err e;
 
-	ASSERT_EQ(0, ls_causal_link(&in, &o, &e));
+	link_ok(_metadata, &in, &o);
 	EXPECT_EQ(1, o.packets);
 	EXPECT_EQ(1, o.matched);
 	EXPECT_EQ(1, o.samples);
@@ -113,9 +130,8 @@ TEST(arrivals_from_chain_else_sent)
 	struct ls_causal_in in = { .rec = r, .nrec = 4, .n = 3, .seen = seen, .sent = sent,
 				   .qpn = QPN, .psn0 = 7, .pkts = 1, .requests = true };
 	struct ls_causal_out o;
-	struct ls_err e;
 
-	ASSERT_EQ(0, ls_causal_link(&in, &o, &e));
+	link_ok(_metadata, &in, &o);
 	ls_causal_arrivals(&in, &o, arrive);
 	EXPECT_EQ(1000, arrive[0]);
 	EXPECT_EQ(4000, arrive[1]);
@@ -145,12 +161,10 @@ TEST(chain_runs_from_its_irq_to_seen)
 		rec(1700, 1800, 0, LS_STAGE_SOFTIRQ_RUN),	/* 6: after seen */
 	};
 	uint64_t seen[] = { 1600 };
-	struct ls_causal_in in = { .rec = r, .nrec = 7, .n = 1, .seen = seen, .qpn = QPN,
-				   .psn0 = 7, .pkts = 1, .requests = true };
+	struct ls_causal_in in = input(r, ARRAY_SIZE(r), seen, ARRAY_SIZE(seen), 7, 1, true);
 	struct ls_causal_out o;
-	struct ls_err e;
 
-	ASSERT_EQ(0, ls_causal_link(&in, &o, &e));
+	link_ok(_metadata, &in, &o);
 	EXPECT_FALSE(o.linked[0]);
 	EXPECT_TRUE(linked_to(&o, 1, 0));
 	EXPECT_TRUE(linked_to(&o, 2, 0));
@@ -183,12 +197,10 @@ TEST(chain_starts_at_the_interrupt)
 		pkt(8000, 0, QPN, 5, OP_WRITE),			/* 6: s2, no record */
 	};
 	uint64_t seen[] = { 2500, 5700, 8100 };
-	struct ls_causal_in in = { .rec = r, .nrec = 7, .n = 3, .seen = seen, .qpn = QPN,
-				   .psn0 = 3, .pkts = 1, .requests = false };
+	struct ls_causal_in in = input(r, ARRAY_SIZE(r), seen, ARRAY_SIZE(seen), 3, 1, false);
 	struct ls_causal_out o;
-	struct ls_err e;
 
-	ASSERT_EQ(0, ls_causal_link(&in, &o, &e));
+	link_ok(_metadata, &in, &o);
 	EXPECT_EQ(3, o.samples);
 	ASSERT_EQ(4, o.nlink);		/* 0, 1, 2 for s0; 4 for s1 */
 	for (size_t k = 0; k < 3; k++) {
@@ -223,15 +235,13 @@ TEST(chain_starts_at_the_raise_of_a_deferred_poll)
 		pkt(3200, 0, QPN, 9, OP_WRITE),			/* 8 */
 	};
 	uint64_t seen[] = { 3500 };
-	struct ls_causal_in in = { .rec = r, .nrec = 9, .n = 1, .seen = seen, .qpn = QPN,
-				   .psn0 = 9, .pkts = 1, .requests = true };
+	struct ls_causal_in in = input(r, ARRAY_SIZE(r), seen, ARRAY_SIZE(seen), 9, 1, true);
 	struct ls_causal_out o;
-	struct ls_err e;
 
 	for (size_t i = 0; i < 9; i++)
 		if (r[i].stage == LS_STAGE_SOFTIRQ_WAIT || r[i].stage == LS_STAGE_SOFTIRQ_RUN)
 			r[i].id = LS_SOFTIRQ_NET_RX;
-	ASSERT_EQ(0, ls_causal_link(&in, &o, &e));
+	link_ok(_metadata, &in, &o);
 	EXPECT_FALSE(o.linked[0]);
 	EXPECT_FALSE(o.linked[1]);
 	for (size_t i = 2; i <= 7; i++)
@@ -246,7 +256,7 @@ TEST(chain_starts_at_the_raise_of_a_deferred_poll)
 	 * the chain starts at the poll that delivered ours.
 	 */
 	r[6] = pkt(3150, 0, QPN, 100, OP_ACK);
-	ASSERT_EQ(0, ls_causal_link(&in, &o, &e));
+	link_ok(_metadata, &in, &o);
 	EXPECT_FALSE(o.linked[4]);
 	for (size_t k = 0; k < o.nlink; k++)
 		EXPECT_EQ(3100, o.link[k].from);
@@ -258,7 +268,7 @@ TEST(chain_starts_at_the_raise_of_a_deferred_poll)
 	 * the other host sent the packet.
 	 */
 	r[5].flags = LS_REC_F_RT_THREAD;
-	ASSERT_EQ(0, ls_causal_link(&in, &o, &e));
+	link_ok(_metadata, &in, &o);
 	EXPECT_TRUE(linked_to(&o, 4, 0));
 	for (size_t k = 0; k < o.nlink; k++)
 		EXPECT_EQ(1005, o.link[k].from);
@@ -266,7 +276,7 @@ TEST(chain_starts_at_the_raise_of_a_deferred_poll)
 	uint64_t sent[] = { 2000 };
 
 	in.sent = sent;
-	ASSERT_EQ(0, ls_causal_link(&in, &o, &e));
+	link_ok(_metadata, &in, &o);
 	for (size_t k = 0; k < o.nlink; k++)
 		EXPECT_EQ(2000, o.link[k].from);
 	ls_causal_free(&o);
@@ -292,12 +302,10 @@ TEST(packets_name_their_samples)
 		pkt(160, 0, QPN, (base - 1) & 0xffffff, OP_WRITE),	/* 7: before psn0 */
 	};
 	uint64_t seen[] = { 500, 500, 500 };
-	struct ls_causal_in in = { .rec = r, .nrec = 8, .n = 3, .seen = seen, .qpn = QPN,
-				   .psn0 = base, .pkts = 4, .requests = false };
+	struct ls_causal_in in = input(r, ARRAY_SIZE(r), seen, ARRAY_SIZE(seen), base, 4, false);
 	struct ls_causal_out o;
-	struct ls_err e;
 
-	ASSERT_EQ(0, ls_causal_link(&in, &o, &e));
+	link_ok(_metadata, &in, &o);
 	EXPECT_EQ(8, o.packets);
 	EXPECT_EQ(3, o.matched);	/* 0, 1 (sample 0) and 4 (sample 1) */
 	EXPECT_EQ(2, o.samples);
@@ -305,13 +313,13 @@ TEST(packets_name_their_samples)
 
 	/* The responder side: the ACK is not a request; the writes are. */
 	in.requests = true;
-	ASSERT_EQ(0, ls_causal_link(&in, &o, &e));
+	link_ok(_metadata, &in, &o);
 	EXPECT_EQ(3, o.matched);
 	ls_causal_free(&o);
 
 	/* Unknown PSNs (a probe that did not say): nothing matches. */
 	in.psn0 = -1;
-	ASSERT_EQ(0, ls_causal_link(&in, &o, &e));
+	link_ok(_metadata, &in, &o);
 	EXPECT_EQ(0, o.matched);
 	EXPECT_EQ(0, o.nlink);
 	ls_causal_free(&o);
@@ -331,8 +339,7 @@ TEST(shared_poll_and_windows)
 		pkt(300, 0, QPN, 11, OP_WRITE),			/* 3: s1 */
 	};
 	uint64_t seen[] = { 450, 450 };
-	struct ls_causal_in in = { .rec = r, .nrec = 4, .n = 2, .seen = seen, .qpn = QPN,
-				   .psn0 = 10, .pkts = 1, .requests = false };
+	struct ls_causal_in in = input(r, ARRAY_SIZE(r), seen, ARRAY_SIZE(seen), 10, 1, false);
 	struct ls_window w[] = { { 50, 250 }, { 200, 500 } };
 	struct ls_attr_cfg cfg = { .win = w, .n = 2, .stage_mask = LS_ATTR_ALL_STAGES };
 	struct ls_record only0 = rec(100, 400, 0, LS_STAGE_NAPI_POLL);
@@ -340,7 +347,7 @@ TEST(shared_poll_and_windows)
 	struct ls_attr a;
 	struct ls_err e;
 
-	ASSERT_EQ(0, ls_causal_link(&in, &o, &e));
+	link_ok(_metadata, &in, &o);
 	EXPECT_EQ(2, links_of(&o, 0));
 	EXPECT_TRUE(linked_to(&o, 0, 0));
 	EXPECT_TRUE(linked_to(&o, 0, 1));
@@ -371,7 +378,6 @@ TEST(random_links_are_on_the_packets_cpu)
 	struct ls_causal_in in = { .rec = r, .nrec = R, .n = N, .seen = seen, .qpn = QPN,
 				   .psn0 = 0, .pkts = 1, .requests = false };
 	struct ls_causal_out o;
-	struct ls_err e;
 
 	ASSERT_NE(NULL, r);
 	ASSERT_NE(NULL, seen);
@@ -386,7 +392,7 @@ TEST(random_links_are_on_the_packets_cpu)
 		r[4 * i + 3] = rec(t0 + 650, t0 + 700, cpu, LS_STAGE_SOFTIRQ_RUN);
 		seen[i] = t0 + 800;
 	}
-	ASSERT_EQ(0, ls_causal_link(&in, &o, &e));
+	link_ok(_metadata, &in, &o);
 	EXPECT_EQ(N, o.samples);
 	EXPECT_EQ(2 * N, o.nlink);
 	for (size_t i = 0; i < N; i++) {
@@ -423,12 +429,10 @@ TEST(deliver_starts_at_the_last_packet)
 		pkt(9150, 1, QPN, 108, OP_ACK),		/* an ACK is not the probe's */
 	};
 	uint64_t seen[] = { 2000, 5800, 9800 };
-	struct ls_causal_in in = { .rec = r, .nrec = 10, .n = 3, .seen = seen, .qpn = QPN,
-				   .psn0 = 100, .pkts = 3, .requests = false };
+	struct ls_causal_in in = input(r, ARRAY_SIZE(r), seen, ARRAY_SIZE(seen), 100, 3, false);
 	struct ls_causal_out o;
-	struct ls_err e;
 
-	ASSERT_EQ(0, ls_causal_link(&in, &o, &e));
+	link_ok(_metadata, &in, &o);
 	EXPECT_EQ(3, o.samples);
 	EXPECT_EQ(1500, o.last_rx[0]);
 	EXPECT_EQ(0, o.last_cpu[0]);
@@ -548,10 +552,9 @@ TEST(mid_poll_packet_starts_at_its_send)
 	struct ls_causal_in in = { .rec = rx, .nrec = 2, .n = 1, .seen = seen, .sent = sent,
 				   .qpn = QPN, .psn0 = 100, .pkts = 1, .requests = true };
 	struct ls_causal_out o;
-	struct ls_err e;
 
 	ls_causal_sent_bound(&tx, posted, 100, sent);
-	ASSERT_EQ(0, ls_causal_link(&in, &o, &e));
+	link_ok(_metadata, &in, &o);
 	ASSERT_EQ(1, o.nlink);
 	EXPECT_EQ(5300, o.link[0].from);
 	EXPECT_EQ(7000, o.link[0].to);
@@ -574,7 +577,6 @@ TEST(mid_poll_chain_starts_a_flight_after_its_send)
 	struct ls_causal_in in = { .rec = r, .n = 11, .seen = seen, .sent = sent,
 				   .qpn = QPN, .psn0 = 100, .pkts = 1, .requests = true };
 	struct ls_causal_out o;
-	struct ls_err e;
 
 	for (unsigned int i = 0; i < 10; i++) {
 		uint64_t t0 = 100000 * (i + 1);
@@ -590,7 +592,7 @@ TEST(mid_poll_chain_starts_a_flight_after_its_send)
 	r[nr++] = pkt(3400000, 0, QPN, 110, OP_WRITE);
 	seen[10] = 3600000;
 	in.nrec = nr;
-	ASSERT_EQ(0, ls_causal_link(&in, &o, &e));
+	link_ok(_metadata, &in, &o);
 	EXPECT_EQ(310000, o.flight_ns);
 	ASSERT_TRUE(linked_to(&o, nr - 2, 10));
 	for (size_t k = 0; k < o.nlink; k++)
@@ -605,7 +607,7 @@ TEST(mid_poll_chain_starts_a_flight_after_its_send)
 	in.sent = &sent[10];
 	r[0] = r[nr - 2];
 	r[1] = pkt(3400000, 0, QPN, 100, OP_WRITE);
-	ASSERT_EQ(0, ls_causal_link(&in, &o, &e));
+	link_ok(_metadata, &in, &o);
 	EXPECT_EQ(0, o.flight_ns);
 	ASSERT_EQ(1, o.nlink);
 	EXPECT_EQ(2000000, o.link[0].from);
