@@ -30,6 +30,15 @@ static struct ls_vd_in healthy(void)
 	return in;
 }
 
+/* The verdict on in with the default thresholds. */
+static void decide(const struct ls_vd_in *in, struct ls_verdict *v)
+{
+	struct ls_thresholds t;
+
+	ls_thresholds_default(&t);
+	ls_verdict_decide(&t, in, v);
+}
+
 TEST(thresholds)
 {
 	struct ls_thresholds t;
@@ -63,12 +72,10 @@ TEST(thresholds)
 
 TEST(normal_names_nothing)
 {
-	struct ls_thresholds t;
 	struct ls_vd_in in = healthy();
 	struct ls_verdict v;
 
-	ls_thresholds_default(&t);
-	ls_verdict_decide(&t, &in, &v);
+	decide(&in, &v);
 	EXPECT_EQ(LS_LEVEL_NORMAL, v.level_p50);
 	EXPECT_EQ(0, v.nf);
 	EXPECT_EQ(LS_LAYER_NONE, v.next);
@@ -80,7 +87,6 @@ TEST(normal_names_nothing)
 
 TEST(seed_case_study_pfc)
 {
-	struct ls_thresholds t;
 	struct ls_vd_in in = healthy();
 	struct ls_vd_ctr c[] = {
 		{ .host = 0, .name = "ethtool:rx_pause_ctrl_phy", .cls = LS_CTR_PFC, .delta = 5120 },
@@ -88,7 +94,6 @@ TEST(seed_case_study_pfc)
 	};
 	struct ls_verdict v;
 
-	ls_thresholds_default(&t);
 	in.total_p50 = 18000;
 	in.total_p99 = 30000;
 	in.part_p50[LS_PART_QUEUING] = 16100;
@@ -96,7 +101,7 @@ TEST(seed_case_study_pfc)
 	in.tail_share[LS_PART_PROCESSING] = 0.1;
 	in.ctrs = c;
 	in.nctrs = 2;
-	ls_verdict_decide(&t, &in, &v);
+	decide(&in, &v);
 	EXPECT_EQ(LS_LEVEL_HURTS, v.level_p50);
 	EXPECT_EQ(LS_PART_QUEUING, v.dom_p50);
 	EXPECT_EQ(LS_PART_QUEUING, v.dom_tail);
@@ -108,7 +113,6 @@ TEST(seed_case_study_pfc)
 
 TEST(layer_order_link_first)
 {
-	struct ls_thresholds t;
 	struct ls_vd_in in = healthy();
 	struct ls_vd_ctr c[] = {
 		{ .host = 1, .name = "hw:retry_exceeded_err", .cls = LS_CTR_RETRANS, .delta = 3 },
@@ -116,29 +120,27 @@ TEST(layer_order_link_first)
 	};
 	struct ls_verdict v;
 
-	ls_thresholds_default(&t);
 	in.total_p50 = 7000;
 	in.ctrs = c;
 	in.nctrs = 2;
 	in.expect_gbps = 100;
 	in.rate_gbps = 40;
-	ls_verdict_decide(&t, &in, &v);
+	decide(&in, &v);
 	ASSERT_EQ(3, v.nf);
 	EXPECT_EQ(LS_LAYER_LINK, v.f[0].layer);
 	EXPECT_EQ(LS_LAYER_QUEUES, v.f[1].layer);
 	EXPECT_EQ(LS_LAYER_RDMA, v.f[2].layer);
 	EXPECT_EQ(LS_LAYER_LINK, v.next);
 	in.expect_gbps = 0;
-	ls_verdict_decide(&t, &in, &v);
+	decide(&in, &v);
 	EXPECT_EQ(LS_LAYER_QUEUES, v.next);
 	in.nctrs = 1;
-	ls_verdict_decide(&t, &in, &v);
+	decide(&in, &v);
 	EXPECT_EQ(LS_LAYER_RDMA, v.next);
 }
 
 TEST(cpu_hog_against_baseline_names_the_cpu)
 {
-	struct ls_thresholds t;
 	struct ls_vd_in in = healthy();
 	struct ls_vd_cpu cpus[] = {
 		{ .host = 0, .cpu = 0, .stage = LS_STAGE_SOFTIRQ_RUN, .mean_ns = 900, .base_mean_ns = 850 },
@@ -147,7 +149,6 @@ TEST(cpu_hog_against_baseline_names_the_cpu)
 	};
 	struct ls_verdict v;
 
-	ls_thresholds_default(&t);
 	in.have_baseline = true;
 	in.b_total_p50 = 2000;
 	in.b_part_p50[LS_PART_QUEUING] = 100;
@@ -159,7 +160,7 @@ TEST(cpu_hog_against_baseline_names_the_cpu)
 	in.kernel_p50 = 1250;
 	in.cpus = cpus;
 	in.ncpus = 3;
-	ls_verdict_decide(&t, &in, &v);
+	decide(&in, &v);
 	ASSERT_EQ(1, v.nf);
 	EXPECT_EQ(LS_LAYER_CPU, v.next);
 	EXPECT_EQ(1, v.cpu_host);
@@ -170,22 +171,20 @@ TEST(cpu_hog_against_baseline_names_the_cpu)
 	in.b_total_p50 = 3000;
 	in.b_kernel_p50 = 1250;
 	in.b_part_p50[LS_PART_QUEUING] = 150;
-	ls_verdict_decide(&t, &in, &v);
+	decide(&in, &v);
 	EXPECT_EQ(0, v.nf);
 }
 
 TEST(abnormal_without_evidence_follows_the_dominant_part)
 {
-	struct ls_thresholds t;
 	struct ls_vd_in in = healthy();
 	struct ls_verdict v;
 
-	ls_thresholds_default(&t);
 	in.total_p50 = 8000;
 	in.part_p50[LS_PART_PROCESSING] = 7800;
 	in.base_p50 = 7000;
 	in.kernel_p50 = 800;	/* 10 %: not a finding */
-	ls_verdict_decide(&t, &in, &v);
+	decide(&in, &v);
 	EXPECT_EQ(LS_LEVEL_ABNORMAL, v.level_p50);
 	EXPECT_EQ(0, v.nf);
 	EXPECT_EQ(LS_LAYER_RDMA, v.next);
@@ -196,7 +195,7 @@ TEST(abnormal_without_evidence_follows_the_dominant_part)
 	 */
 	in.base_p50 = 0;
 	in.kernel_p50 = 7800;
-	ls_verdict_decide(&t, &in, &v);
+	decide(&in, &v);
 	EXPECT_EQ(0, v.nf);
 	EXPECT_EQ(LS_LAYER_CPU, v.next);
 }
@@ -222,7 +221,6 @@ static struct ls_vd_in lab_pair(void)
 
 TEST(healthy_lab_pair_names_no_fault)
 {
-	struct ls_thresholds t;
 	struct ls_vd_in in = lab_pair();
 	struct ls_vd_cpu cpus[] = {
 		{ .host = 0, .cpu = 0, .stage = LS_STAGE_SOFTIRQ_RUN, .mean_ns = 80000,
@@ -234,10 +232,9 @@ TEST(healthy_lab_pair_names_no_fault)
 	};
 	struct ls_verdict v;
 
-	ls_thresholds_default(&t);
 	in.cpus = cpus;
 	in.ncpus = 2;
-	ls_verdict_decide(&t, &in, &v);
+	decide(&in, &v);
 	EXPECT_EQ(LS_LEVEL_HURTS, v.level_p50);
 	EXPECT_EQ(LS_PART_PROCESSING, v.dom_p50);
 	/* queuing is 25 % >= share but not the largest part; kernel work is 45 % */
@@ -292,31 +289,28 @@ TEST(queuing_needs_share_largest_and_records)
 
 TEST(congestion_counters_are_findings_on_their_own)
 {
-	struct ls_thresholds t;
 	struct ls_vd_in in = lab_pair();
 	struct ls_vd_ctr c[] = {
 		{ .host = 1, .name = "hw:np_ecn_marked_roce_packets", .cls = LS_CTR_ECN, .delta = 12 },
 	};
 	struct ls_verdict v;
 
-	ls_thresholds_default(&t);
 	in.part_p50[LS_PART_QUEUING] = 4000;	/* 1 %: no part finding */
 	in.ctrs = c;
 	in.nctrs = 1;
-	ls_verdict_decide(&t, &in, &v);
+	decide(&in, &v);
 	ASSERT_EQ(1, v.nf);
 	EXPECT_EQ(LS_LAYER_QUEUES, v.f[0].layer);
 	EXPECT_NE(NULL, strstr(v.f[0].text, "responder hw:np_ecn_marked_roce_packets +12"));
 	EXPECT_EQ(LS_LAYER_QUEUES, v.next);
 	in.recorded = false;
-	ls_verdict_decide(&t, &in, &v);
+	decide(&in, &v);
 	ASSERT_EQ(1, v.nf);
 	EXPECT_EQ(LS_LAYER_QUEUES, v.f[0].layer);
 }
 
 TEST(waits_above_floor_name_the_cpu_with_most_wait)
 {
-	struct ls_thresholds t;
 	struct ls_vd_in in = lab_pair();
 	struct ls_vd_cpu cpus[] = {
 		{ .host = 0, .cpu = 0, .stage = LS_STAGE_SOFTIRQ_RUN, .mean_ns = 65000,
@@ -333,12 +327,11 @@ TEST(waits_above_floor_name_the_cpu_with_most_wait)
 	};
 	struct ls_verdict v;
 
-	ls_thresholds_default(&t);
 	in.cpus = cpus;
 	in.ncpus = 3;
 	in.waits_p50 = 150000;	/* 120 us over the 30 us floor: 30 % of the p50 */
 	in.kernel_p50 = 290000;
-	ls_verdict_decide(&t, &in, &v);
+	decide(&in, &v);
 	ASSERT_EQ(1, v.nf);
 	EXPECT_EQ(LS_LAYER_CPU, v.f[0].layer);
 	EXPECT_EQ(LS_LAYER_CPU, v.next);
@@ -351,12 +344,12 @@ TEST(waits_above_floor_name_the_cpu_with_most_wait)
 	EXPECT_NE(NULL, strstr(v.f[0].text, "most on the responder's CPU 1 (softirq_wait, 90.00 us"));
 	/* just under share: no finding */
 	in.waits_p50 = 30000 + 0.19 * 400000;
-	ls_verdict_decide(&t, &in, &v);
+	decide(&in, &v);
 	EXPECT_EQ(0, v.nf);
 	/* waits every sample pays (a high floor) are not above their floor */
 	in.waits_p50 = 150000;
 	in.waits_floor = 140000;
-	ls_verdict_decide(&t, &in, &v);
+	decide(&in, &v);
 	EXPECT_EQ(0, v.nf);
 	EXPECT_TRUE(fabs(v.waits_excess_share - 0.025) < 1e-9);
 }
@@ -365,7 +358,6 @@ TEST(work_above_floor_is_no_finding_next_names_the_work_cpu)
 {
 	struct ls_vd_ctr retrans = { .host = 1, .name = "hw:duplicate_request",
 				     .cls = LS_CTR_RETRANS, .delta = 3, .after = 3 };
-	struct ls_thresholds t;
 	struct ls_vd_in in = lab_pair();
 	struct ls_vd_cpu cpus[] = {
 		{ .host = 0, .cpu = 0, .stage = LS_STAGE_SOFTIRQ_RUN, .mean_ns = 60000,
@@ -382,14 +374,13 @@ TEST(work_above_floor_is_no_finding_next_names_the_work_cpu)
 	};
 	struct ls_verdict v;
 
-	ls_thresholds_default(&t);
 	in.cpus = cpus;
 	in.ncpus = 3;
 	in.work_p50 = 250000;	/* 120 us over the 130 us floor: 30 % */
 	in.waits_p50 = 38000;	/* 8 us over the floor: 2 % */
 	in.kernel_p50 = 290000;
 	in.base_p50 = 100000;
-	ls_verdict_decide(&t, &in, &v);
+	decide(&in, &v);
 	EXPECT_EQ(0, v.nf);
 	EXPECT_TRUE(fabs(v.work_excess_share - 0.3) < 1e-9);
 	EXPECT_TRUE(fabs(v.waits_excess_share - 0.02) < 1e-9);
@@ -401,7 +392,7 @@ TEST(work_above_floor_is_no_finding_next_names_the_work_cpu)
 	/* a finding elsewhere leads, and the work CPU is still named after it */
 	in.ctrs = &retrans;
 	in.nctrs = 1;
-	ls_verdict_decide(&t, &in, &v);
+	decide(&in, &v);
 	EXPECT_EQ(1, v.nf);
 	EXPECT_EQ(LS_LAYER_RDMA, v.next);
 	EXPECT_EQ(1, v.cpu_host);
@@ -412,7 +403,7 @@ TEST(work_above_floor_is_no_finding_next_names_the_work_cpu)
 	/* the base dominates: what every sample pays, the RDMA path; no CPU named */
 	in.kernel_p50 = 150000;
 	in.base_p50 = 200000;
-	ls_verdict_decide(&t, &in, &v);
+	decide(&in, &v);
 	EXPECT_EQ(0, v.nf);
 	EXPECT_TRUE(v.dom_p50_base);
 	EXPECT_EQ(LS_LAYER_RDMA, v.next);
@@ -423,11 +414,9 @@ TEST(work_above_floor_is_no_finding_next_names_the_work_cpu)
 
 TEST(baseline_rules_unchanged)
 {
-	struct ls_thresholds t;
 	struct ls_vd_in in = lab_pair();
 	struct ls_verdict v;
 
-	ls_thresholds_default(&t);
 	in.have_baseline = true;
 	in.b_total_p50 = 400000;
 	in.b_part_p50[LS_PART_QUEUING] = 20000;
@@ -440,7 +429,7 @@ TEST(baseline_rules_unchanged)
 	in.recorded = false;
 	/* waits far above their floor, but kernel time did not grow */
 	in.waits_p50 = 200000;
-	ls_verdict_decide(&t, &in, &v);
+	decide(&in, &v);
 	ASSERT_EQ(1, v.nf);
 	EXPECT_EQ(LS_LAYER_QUEUES, v.f[0].layer);
 	EXPECT_NE(NULL, strstr(v.f[0].text, "queuing p50 rose by 200.00 us over the baseline"));
