@@ -120,6 +120,8 @@ one() {
 		"all(h['samples_matched'] >= 0.95 * h['samples'] for h in d['attribution']['hosts']) and len(d['attribution']['hosts']) == 2 or sys.exit(1)"
 	check "$name: TX_PKT records ended the SEND of 95 % of the samples on both hosts, RX_PKT began their DELIVER" bd_get "$W/$name.json" \
 		"all(min(h['samples_sent'], h['samples_delivered']) >= 0.95 * h['samples'] for h in d['attribution']['hosts']) or sys.exit(1)"
+	check "$name: the responder's clock offset came from the packets' records, not the application stamps" bd_get "$W/$name.json" \
+		"d['responder_clock_offset_from'] == 'packets' or sys.exit(1)"
 	if [ "$1" = beside ]; then
 		check "$name: queuing difference = the wire's hold +-10 % (measured to +-15 %)" \
 			bd_pair_within "$name" queuing-truth 0 0.1 0.15

@@ -3,7 +3,8 @@
  * breakdown's analysis on synthetic runs whose truth is known by
  * construction: the responder's clock offset is recovered exactly from the
  * samples that queued least (the others queue on one direction only, which
- * would bias a plain mean); the attribution counts a probe-task record for
+ * would bias a plain mean), and from the packets' records exactly where the
+ * application stamps carry a host's own time; the attribution counts a probe-task record for
  * the window it overlaps, nothing outside every window, a preemption only
  * when it ends just before the task saw its message, an unlinked receive
  * path as concurrent context, and an instant where both hosts were busy once.
@@ -83,6 +84,123 @@ TEST(theta_needs_responder_stamps)
 	ASSERT_EQ(0, ls_bd_estimate_theta(&a, &run, &err));
 	EXPECT_FALSE(a.have_theta);
 	run_free(&run);
+}
+
+#define PKT_N		400
+#define QPN_ANS		0x11	/* the prober's QP: answers go to it */
+#define QPN_REQ		0x22	/* the responder's QP: requests go to it */
+#define OP_WRITE_ONLY	0x0a
+#define WIRE_NS		30000	/* one-way, driver to stack, both directions */
+
+/* A packet instant of stage st (TX_PKT, RX_PKT) at t to qpn with psn. */
+static struct ls_record pkt(uint64_t t, unsigned int st, uint32_t qpn, uint32_t psn)
+{
+	struct ls_record r = rec(t, t, 0, st);
+
+	r.id = qpn;
+	r.aux = psn | OP_WRITE_ONLY << 24;
+	return r;
+}
+
+/*
+ * A run of PKT_N one-packet samples whose responder clock is theta ahead,
+ * with the packets recorded on both hosts: the wire takes WIRE_NS each way
+ * (plus queuing on the way out on all but every 50th sample), but the
+ * prober's request waits send_ns in the prober before it leaves and the
+ * answer 20 us in the responder: the application stamps' one-ways differ
+ * by send_ns - 20 us that the packets' do not. Records of the first `with`
+ * samples only.
+ */
+static void pkt_run(struct ls_probe_run *run, struct ls_bd_host h[2], int64_t theta,
+		    uint64_t send_ns, size_t with)
+{
+	struct ls_record *r0 = calloc(2 * PKT_N, sizeof(*r0));
+	struct ls_record *r1 = calloc(2 * PKT_N, sizeof(*r1));
+
+	memset(run, 0, sizeof(*run));
+	run->samples = calloc(PKT_N, sizeof(*run->samples));
+	run->peer = calloc(PKT_N, sizeof(*run->peer));
+	run->count = run->peer_count = PKT_N;
+	run->qpn = QPN_ANS;
+	run->peer_qpn = QPN_REQ;
+	run->req_psn0 = 100;
+	run->ans_psn0 = 5000;
+	run->pkts = 1;
+	for (size_t i = 0; i < PKT_N; i++) {
+		uint64_t start = 1000000 + i * 200000, q = i % 50 ? 3000 + (i * 7919) % 20000 : 0;
+		uint64_t out = start + send_ns, in = out + WIRE_NS + q;	/* prober clock */
+		uint64_t seen = in + 15000, answered = seen + TURN_NS;
+		uint64_t aout = answered + 20000, ain = aout + WIRE_NS, end = ain + 15000;
+
+		run->samples[i] = (struct ls_probe_sample){ start, end };
+		run->peer[i] = (struct ls_probe_sample){ seen + theta, answered + theta };
+		if (i >= with)
+			continue;
+		r0[2 * i] = pkt(out, LS_STAGE_TX_PKT, QPN_REQ, 100 + i);
+		r0[2 * i + 1] = pkt(ain, LS_STAGE_RX_PKT, QPN_ANS, 5000 + i);
+		r1[2 * i] = pkt(in + theta, LS_STAGE_RX_PKT, QPN_REQ, 100 + i);
+		r1[2 * i + 1] = pkt(aout + theta, LS_STAGE_TX_PKT, QPN_ANS, 5000 + i);
+	}
+	h[0] = (struct ls_bd_host){ .measured = true, .rec = r0, .nrec = 2 * with };
+	h[1] = (struct ls_bd_host){ .measured = true, .rec = r1, .nrec = 2 * with };
+}
+
+/* Free what pkt_run allocated. */
+static void pkt_free(struct ls_probe_run *run, struct ls_bd_host h[2])
+{
+	run_free(run);
+	free(h[0].rec);
+	free(h[1].rec);
+}
+
+TEST(theta_from_packets_is_free_of_the_hosts_own_time)
+{
+	static const int64_t thetas[] = { 7000000, -98765432, 0 };
+
+	for (size_t t = 0; t < ARRAY_SIZE(thetas); t++) {
+		struct ls_probe_run run;
+		struct ls_bd_host h[2];
+		struct ls_bd_an a = { .peer_n = PKT_N };
+		struct ls_err err;
+
+		pkt_run(&run, h, thetas[t], 3000000, PKT_N);
+		ASSERT_EQ(0, ls_bd_estimate_theta(&a, &run, &err));
+		EXPECT_EQ(LS_BD_THETA_STAMPS, a.theta_src);
+		/* the stamps: off by half the prober's 3 ms send wait (less the responder's 20 us) */
+		EXPECT_EQ(thetas[t] + (3000000 - 20000) / 2, a.theta_ns);
+		ASSERT_EQ(0, ls_bd_packet_theta(&a, &run, &h[0], &h[1], &err));
+		EXPECT_TRUE(a.have_theta);
+		EXPECT_EQ(LS_BD_THETA_PACKETS, a.theta_src);
+		EXPECT_EQ(PKT_N, a.theta_samples);
+		EXPECT_EQ(thetas[t], a.theta_ns);
+		pkt_free(&run, h);
+	}
+}
+
+TEST(theta_from_packets_needs_eight_complete_samples)
+{
+	static const struct { size_t with; bool packets; } cases[] = {
+		{ 7, false }, { 8, true }, { 0, false },
+	};
+
+	for (size_t c = 0; c < ARRAY_SIZE(cases); c++) {
+		struct ls_probe_run run;
+		struct ls_bd_host h[2];
+		struct ls_bd_an a = { .peer_n = PKT_N };
+		struct ls_err err;
+
+		pkt_run(&run, h, 4000000, 1000000, cases[c].with);
+		ASSERT_EQ(0, ls_bd_estimate_theta(&a, &run, &err));
+		ASSERT_EQ(0, ls_bd_packet_theta(&a, &run, &h[0], &h[1], &err));
+		EXPECT_EQ(cases[c].packets ? LS_BD_THETA_PACKETS : LS_BD_THETA_STAMPS, a.theta_src);
+		EXPECT_EQ(cases[c].packets ? 4000000 : 4000000 + (1000000 - 20000) / 2, a.theta_ns);
+		/* a host that did not record leaves the stamps' estimate */
+		h[1].measured = false;
+		ASSERT_EQ(0, ls_bd_estimate_theta(&a, &run, &err));
+		ASSERT_EQ(0, ls_bd_packet_theta(&a, &run, &h[0], &h[1], &err));
+		EXPECT_EQ(LS_BD_THETA_STAMPS, a.theta_src);
+		pkt_free(&run, h);
+	}
 }
 
 /* Three sample windows [1000, 2000], [3000, 4000], [5000, 6000], prober clock. */

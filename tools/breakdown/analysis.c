@@ -34,16 +34,38 @@ static int i64_cmp(const void *a, const void *b)
 }
 
 /*
- * Clock offset theta = responder clock - prober clock, NTP-style: per sample
- * ((seen - start) + (answered - end)) / 2, median over the 1 % of samples
- * with the smallest network round trip (RTT minus the responder's own time),
- * which queuing skewed least. An asymmetric path (e.g. a delay on one
- * direction only) biases it by half the asymmetry.
+ * NTP-style clock offset from m samples: per sample the offset th[i] (half
+ * the forward one-way minus the backward one, each wrong by the offset in
+ * opposite directions) and the network round trip net[i] (their sum, free
+ * of it). The median offset over the 1 % of samples with the smallest
+ * round trip, which queuing skewed least. An asymmetric path biases it by
+ * half the asymmetry. net is reused as scratch.
+ */
+static int64_t theta_pick(int64_t *net, const int64_t *th, size_t *idx, size_t m)
+{
+	size_t k = m / 100 ? m / 100 : 1;
+
+	for (size_t i = 0; i < m; i++)
+		idx[i] = i;
+	theta_net = net;
+	qsort(idx, m, sizeof(*idx), net_cmp);
+	for (size_t i = 0; i < k; i++)
+		net[i] = th[idx[i]];	/* the best samples' offsets */
+	qsort(net, k, sizeof(*net), i64_cmp);
+	return net[k / 2];
+}
+
+/*
+ * Clock offset theta = responder clock - prober clock from the probe's own
+ * stamps: per sample (seen - start) forward and (end - answered) backward.
+ * These one-ways include each host's time between its application and the
+ * wire (a sender's SEND, a receiver's DELIVER), which need not be alike on
+ * both hosts: ls_bd_packet_theta replaces it when both hosts recorded.
  */
 int ls_bd_estimate_theta(struct ls_bd_an *a, const struct ls_probe_run *run,
 			 struct ls_err *err)
 {
-	size_t m = a->peer_n, k;
+	size_t m = a->peer_n;
 	int64_t *net, *th;
 	size_t *idx;
 
@@ -63,20 +85,123 @@ int ls_bd_estimate_theta(struct ls_bd_an *a, const struct ls_probe_run *run,
 
 		net[i] = (int64_t)(s->end_ns - s->start_ns) - (int64_t)(p->end_ns - p->start_ns);
 		th[i] = ((int64_t)(p->start_ns - s->start_ns) + (int64_t)(p->end_ns - s->end_ns)) / 2;
-		idx[i] = i;
 	}
-	theta_net = net;
-	qsort(idx, m, sizeof(*idx), net_cmp);
-	k = m / 100 ? m / 100 : 1;
-	for (size_t i = 0; i < k; i++)
-		net[i] = th[idx[i]];	/* reuse: the best samples' offsets */
-	qsort(net, k, sizeof(*net), i64_cmp);
-	a->theta_ns = net[k / 2];
+	a->theta_ns = theta_pick(net, th, idx, m);
 	a->have_theta = true;
+	a->theta_src = LS_BD_THETA_STAMPS;
+	a->theta_samples = m;
 	free(net);
 	free(th);
 	free(idx);
 	return 0;
+}
+
+/*
+ * One end of a probe message's trip: host h sent it (out) or took it in,
+ * to the QP of the side named (requests: the responder's), with the
+ * application stamp that bounds the record (posted at, seen at).
+ */
+struct pkt_end {
+	const struct ls_bd_host *h;
+	bool in, requests;
+	uint64_t *t;		/* [m]: the packet instant, h's clock; 0: no record */
+};
+
+/* The instants of one end of m messages, bounded by stamp[] (ls_causal_sent, ls_causal_last_in). */
+static void pkt_end_find(const struct pkt_end *e, const struct ls_probe_run *run,
+			 const uint64_t *stamp, size_t m, uint32_t *cpu)
+{
+	uint32_t qpn = e->requests ? run->peer_qpn : run->qpn;
+	int64_t psn0 = e->requests ? run->req_psn0 : run->ans_psn0;
+
+	if (e->in) {
+		struct ls_causal_in in = { .rec = e->h->rec, .nrec = e->h->nrec, .n = m,
+					   .seen = stamp, .qpn = qpn, .psn0 = psn0,
+					   .pkts = run->pkts, .requests = e->requests };
+
+		ls_causal_last_in(&in, e->t, cpu);
+	} else {
+		struct ls_causal_tx tx = { .rec = e->h->rec, .nrec = e->h->nrec, .n = m,
+					   .posted = stamp, .qpn = qpn, .psn0 = psn0,
+					   .pkts = run->pkts, .requests = e->requests };
+
+		ls_causal_sent(&tx, e->t, cpu);
+	}
+}
+
+/*
+ * Clock offset from the packets themselves, when both hosts recorded: per
+ * sample the TX_PKT and RX_PKT of the request's last packet (prober out,
+ * responder in) and of the answer's (responder out, prober in). Those
+ * one-ways are the wire's alone, driver to stack, so a host's own time
+ * (Soft-RoCE's send work waiting for a CPU: milliseconds on a loaded or
+ * emulated host, and not the same on both) no longer biases the offset.
+ * Samples without all four records are left out; with fewer than
+ * LS_BD_THETA_PKT_MIN left, the application-stamp estimate stays.
+ */
+int ls_bd_packet_theta(struct ls_bd_an *a, const struct ls_probe_run *run,
+		       const struct ls_bd_host *local, const struct ls_bd_host *peer,
+		       struct ls_err *err)
+{
+	struct pkt_end e[4] = {
+		{ local, false, true, NULL },	/* request: prober out, at the sample's start */
+		{ peer, true, true, NULL },	/* responder in, seen at its "seen" */
+		{ peer, false, false, NULL },	/* answer: responder out, at "answered" */
+		{ local, true, false, NULL },	/* prober in, seen at the sample's end */
+	};
+	size_t m = a->peer_n, c = 0;
+	uint64_t *stamp = NULL;
+	int64_t *net = NULL, *th = NULL;
+	size_t *idx = NULL;
+	uint32_t *cpu = NULL;
+	int ret = 0, k;
+
+	if (!m || !local || !peer || !local->measured || !peer->measured)
+		return 0;
+	for (k = 0; k < 4; k++)
+		e[k].t = malloc(m * sizeof(*e[k].t));
+	stamp = malloc(m * sizeof(*stamp));
+	net = malloc(m * sizeof(*net));
+	th = malloc(m * sizeof(*th));
+	idx = malloc(m * sizeof(*idx));
+	cpu = malloc(m * sizeof(*cpu));
+	if (!e[0].t || !e[1].t || !e[2].t || !e[3].t || !stamp || !net || !th || !idx || !cpu) {
+		ret = ls_errnof(err, ENOMEM, "clock offset from %zu samples' packets", m);
+		goto out;
+	}
+	for (k = 0; k < 4; k++) {
+		for (size_t i = 0; i < m; i++)
+			stamp[i] = k == 0 ? run->samples[i].start_ns : k == 1 ? run->peer[i].start_ns :
+				   k == 2 ? run->peer[i].end_ns : run->samples[i].end_ns;
+		pkt_end_find(&e[k], run, stamp, m, cpu);
+	}
+	for (size_t i = 0; i < m; i++) {
+		int64_t fwd, bwd;
+
+		if (!e[0].t[i] || !e[1].t[i] || !e[2].t[i] || !e[3].t[i])
+			continue;
+		fwd = (int64_t)(e[1].t[i] - e[0].t[i]);	/* + theta */
+		bwd = (int64_t)(e[3].t[i] - e[2].t[i]);	/* - theta */
+		if (fwd + bwd < 0)	/* a packet cannot arrive before it left */
+			continue;
+		net[c] = fwd + bwd;
+		th[c++] = (fwd - bwd) / 2;
+	}
+	if (c >= LS_BD_THETA_PKT_MIN) {
+		a->theta_ns = theta_pick(net, th, idx, c);
+		a->have_theta = true;
+		a->theta_src = LS_BD_THETA_PACKETS;
+		a->theta_samples = c;
+	}
+out:
+	for (k = 0; k < 4; k++)
+		free(e[k].t);
+	free(stamp);
+	free(net);
+	free(th);
+	free(idx);
+	free(cpu);
+	return ret;
 }
 
 /*
@@ -666,6 +791,8 @@ int ls_bd_analyze(struct ls_bd_an *a, const struct ls_probe_result *r,
 	}
 	a->tail_n = ls_split_mark_tail(a->total, a->n, c->tail_frac, a->tail);
 	if (peer && ls_bd_estimate_theta(a, run, err))
+		return -1;
+	if (peer && ls_bd_packet_theta(a, run, local, peer, err))
 		return -1;
 	if (ls_bd_attribute(a, run, local, peer, c->preempt_slack_ns, err))
 		return -1;

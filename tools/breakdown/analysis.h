@@ -28,6 +28,15 @@ struct ls_bd_base {
 	unsigned int ncpu;
 };
 
+/* Samples with all four packet records a packet-level clock offset needs. */
+#define LS_BD_THETA_PKT_MIN	8
+
+/* What the responder's clock offset was estimated from. */
+enum ls_bd_theta_src {
+	LS_BD_THETA_STAMPS,		/* the probe's application stamps */
+	LS_BD_THETA_PACKETS,		/* the packets' TX_PKT / RX_PKT records */
+};
+
 /* Everything the prober computes after the run. */
 struct ls_bd_an {
 	size_t n;
@@ -51,6 +60,8 @@ struct ls_bd_an {
 	size_t tail_n;
 	int64_t theta_ns;		/* responder clock - prober clock */
 	bool have_theta;
+	enum ls_bd_theta_src theta_src;	/* what theta_ns was estimated from */
+	size_t theta_samples;		/* from how many samples */
 	size_t peer_n;			/* samples with responder stamps */
 	struct ls_wire_cfg wcfg;
 	struct ls_wire wire;
@@ -84,6 +95,14 @@ int ls_bd_load_baseline(const char *path, uint32_t size, enum ls_probe_verb verb
 /* Responder clock - prober clock from a->peer_n samples' stamps into a->theta_ns. */
 int ls_bd_estimate_theta(struct ls_bd_an *a, const struct ls_probe_run *run,
 			 struct ls_err *err);
+/*
+ * The same from the probe packets' TX_PKT and RX_PKT records on both hosts,
+ * replacing the stamps' estimate when LS_BD_THETA_PKT_MIN samples have all
+ * four; no change otherwise (a host not measured, no records).
+ */
+int ls_bd_packet_theta(struct ls_bd_an *a, const struct ls_probe_run *run,
+		       const struct ls_bd_host *local, const struct ls_bd_host *peer,
+		       struct ls_err *err);
 /*
  * Attribute both hosts' records to the windows a->win[0..a->n) (a->tail,
  * a->per_window, and a->theta_ns when peer is given, set by the caller):

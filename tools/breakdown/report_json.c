@@ -315,8 +315,11 @@ void bd_print_json(FILE *fp, const struct ls_bd_an *a, const struct ls_probe_res
 	if (peer)
 		json_host(&j, "responder", peer, a);
 	ls_json_arr_close(&j);
-	if (a->have_theta)
+	if (a->have_theta) {
 		ls_json_i64(&j, "responder_clock_offset_ns", a->theta_ns);
+		ls_json_str(&j, "responder_clock_offset_from",
+			    a->theta_src == LS_BD_THETA_PACKETS ? "packets" : "stamps");
+	}
 	json_split(&j, a, c, base);
 	json_cells(&j, "stages", a, a->attr_ok ? &a->attr : NULL);
 	json_cells(&j, "concurrent", a, a->conc_ok ? &a->conc : NULL);

@@ -133,8 +133,10 @@ static void text_head(const struct ls_bd_an *a, const struct ls_probe_result *r,
 	if (peer)
 		print_host("responder", peer);
 	if (a->have_theta)
-		printf("responder clock offset: %+.3f us (median of the 1%% fastest round trips)\n",
-		       a->theta_ns / 1e3);
+		printf("responder clock offset: %+.3f us (median of the 1%% fastest round trips of %zu, %s)\n",
+		       a->theta_ns / 1e3, a->theta_samples,
+		       a->theta_src == LS_BD_THETA_PACKETS ? "packet to packet" :
+		       "application stamps");
 	printf("preemptions of the probe task not ending within %.0f us before it saw its message (ignored: it was waiting): %zu\n",
 	       c->preempt_slack_ns / 1e3, a->preempt_dropped);
 	print_observer("prober", local, a);

@@ -310,6 +310,28 @@ static uint64_t flight_estimate(const struct ls_causal_in *in, const struct pkt_
 	return d[nd / 10];
 }
 
+/* When each message's last packet entered the host (see causal.h). */
+void ls_causal_last_in(const struct ls_causal_in *in, uint64_t *t, uint32_t *cpu)
+{
+	for (size_t i = 0; i < in->n; i++) {
+		t[i] = 0;
+		cpu[i] = 0;
+	}
+	for (size_t p = 0; p < in->nrec; p++) {
+		const struct ls_record *pk = &in->rec[p];
+		long long s;
+
+		if (pk->stage != LS_STAGE_RX_PKT)
+			continue;
+		s = packet_sample(in, pk);
+		if (s < 0 || pk->start_ns > in->seen[s] || !last_of_msg(pk, in->psn0, in->pkts) ||
+		    pk->start_ns < t[s])
+			continue;
+		t[s] = pk->start_ns;
+		cpu[s] = pk->cpu;
+	}
+}
+
 /* Link the host's receive-path records to the samples whose packets they carried. */
 int ls_causal_link(const struct ls_causal_in *in, struct ls_causal_out *out,
 		   struct ls_err *err)
@@ -347,12 +369,9 @@ int ls_causal_link(const struct ls_causal_in *in, struct ls_causal_out *out,
 			continue;
 		out->matched++;
 		hit[s] = 1;
-		if (last_of_msg(pk, in->psn0, in->pkts) && t >= out->last_rx[s]) {
-			out->last_rx[s] = t;
-			out->last_cpu[s] = pk->cpu;
-		}
 		pc[np++] = (struct pkt_chain){ p, (size_t)s, chain_start(&ix, pk->cpu, t) };
 	}
+	ls_causal_last_in(in, out->last_rx, out->last_cpu);
 	out->flight_ns = flight_estimate(in, pc, np, d);
 	/* each one's chain, bounded by its send, to the host seeing it */
 	for (size_t j = 0; j < np; j++) {

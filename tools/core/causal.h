@@ -111,6 +111,12 @@ void ls_causal_arrivals(const struct ls_causal_in *in, const struct ls_causal_ou
 			uint64_t *arrive);
 void ls_causal_free(struct ls_causal_out *out);
 /*
+ * When each sample's message entered the host, into t[in->n] and cpu[in->n]
+ * (0: no record): the RX_PKT of its last packet, the latest copy before
+ * "seen" (ls_causal_out.last_rx). Needs no other host's clock.
+ */
+void ls_causal_last_in(const struct ls_causal_in *in, uint64_t *t, uint32_t *cpu);
+/*
  * When each of the host's own messages left it, into left[tx->n] and
  * cpu[tx->n] (0: no record): the TX_PKT of the message's last packet, the
  * first copy at or after its post (a retransmit is the network's loss, not
