@@ -21,9 +21,12 @@
 # Then the in-run A/B, which decides the ratio goals: on node0, `latsplit
 # record --ab` (configured as a breakdown prober: NIC IRQs, probe CPU, probe
 # task named, records kept in the ring and drained between phases) switches
-# recording off and on every phase (150 ms phases over LS_BENCH_AB_ITERS samples
-# for p50, 1.5 s phases over LS_BENCH_AB_LONG of probing for p99)
-# while `latsplit probe` runs; neighbouring phases are compared
+# recording off and on every phase (150 ms phases over LS_BENCH_AB_ITERS
+# samples for p50, 1.5 s phases over LS_BENCH_AB_LONG of probing for p99)
+# while `latsplit probe` runs, and then the same on node1 around the
+# responder (its samples placed by the responder's own stamps: breakdown
+# records on both, and its cost is judged as the product of the two hosts'
+# ratios); neighbouring phases are compared
 # (tests/lab/observer_ab.py: median of log-ratios of the phases' p50, and of
 # their p99 with phases long enough for one), so the emulator's drift cancels.
 # The separate-run ratios above are printed beside it for comparison.
@@ -85,6 +88,25 @@ ab() {
 	responder "$w" "$tag" probe -p $PORT -u 20 --listen-timeout 120
 	"$LAB" exec --name "$NAME" --timeout 900 0 -- \
 		"\$([ \$(nproc) -gt 1 ] && echo taskset -c 1) $w/latsplit record -b $be -i eth0 -c 0 --pid-command --records $w/$tag.rec --ab $phase --json -- sh -c 'exec $w/latsplit probe -p $PORT -u 20 $len --cpu 0 --samples $w/$tag.csv 192.0.2.2 > $w/$tag.probe' > $w/$tag.json 2> $w/$tag.err"
+}
+
+# ab_resp W BACKEND PHASE TAG LENGTH: the same A/B on node1, around the
+# responder (configured as a breakdown responder: NIC IRQs, the probe's CPU,
+# its task named), the prober unrecorded; the samples are placed in node1's
+# phases by the responder's own stamps (observer_ab.py --clock peer).
+ab_resp() {
+	local w=$1 be=$2 phase=$3 tag=$4 len=$5 i
+	rm -f "$w/$tag.resp" "$w/$tag.rjson"
+	"$LAB" exec --name "$NAME" --background 1 -- \
+		"\$([ \$(nproc) -gt 1 ] && echo taskset -c 1) $w/latsplit record -b $be -i eth0 -c 0 --pid-command --records $w/$tag.rrec --ab $phase --json -- sh -c 'exec $w/latsplit probe -p $PORT -u 20 --cpu 0 --listen-timeout 120 > $w/$tag.resp 2>&1' > $w/$tag.rjson.part 2> $w/$tag.rerr; mv $w/$tag.rjson.part $w/$tag.rjson" >/dev/null
+	wait_listening "$w/$tag.resp" 100 0.2
+	"$LAB" exec --name "$NAME" --timeout 900 0 -- \
+		"$w/latsplit probe -p $PORT -u 20 $len --cpu 0 --samples $w/$tag.csv 192.0.2.2 > $w/$tag.probe 2> $w/$tag.err"
+	for i in $(seq 300); do		# the record on node1 ends with its responder
+		[ -e "$w/$tag.rjson" ] && return 0
+		sleep 0.2
+	done
+	echo "# ab_resp $tag: node1's record did not finish" >&2
 }
 
 # pair_args W BACKEND: paired.py's options for every paired run of BACKEND so far.
@@ -225,26 +247,42 @@ for be, r in pair.items():
     elif not reach or not precise:
         missed.append("paired %s: queuing difference %s of the wire's hold (want 0.9-1.1, measured to +-0.2)"
                       % (be, "n/a" if ratio is None else "%.3f [%.3f, %.3f]" % (ratio, lo, hi)))
+# The in-run A/B, on each host: the prober recording (its samples placed
+# by its own clock) and the responder recording (placed by the responder's
+# stamps). breakdown records on both; its cost is judged as the product of
+# the two (each phase's cost lands on the same round trip, one host's
+# receive and answer path each).
+def in_run(be, stat, tag, side):
+    """(ratio, summary) of one host's in-run A/B; None when it did not run."""
+    rec = "%s/%s.%s" % (w, tag, "json" if side == "prober" else "rjson")
+    if not os.path.exists("%s/%s.csv" % (w, tag)) or not os.path.exists(rec):
+        print("in-run A/B %-5s %s %-9s: no run" % (be, stat, side))
+        return None
+    out = subprocess.run([sys.executable, os.path.join(os.environ["TOP"], "tests/lab/observer_ab.py"),
+                          rec, "%s/%s.csv" % (w, tag), "--stat", stat, "--min-pairs", "6",
+                          "--clock", "local" if side == "prober" else "peer", "--max-ratio", "100"],
+                         capture_output=True, text=True)
+    if out.returncode:  # the ratio is judged below; anything else failing is a broken A/B
+        missed.append("in-run %s %s %s: %s" % (be, stat, side, "; ".join(
+            l for l in out.stdout.splitlines() if l.startswith("FAIL")) or out.stderr.strip()[-200:]))
+    summ = [l for l in out.stdout.splitlines() if l.startswith("SUMMARY ")]
+    r = json.loads(summ[0][8:]) if summ else {}
+    if "ratio" not in r or r["pairs"] < 6:
+        print("in-run A/B %-5s %s %-9s: %s" % (be, stat, side, out.stdout.strip()[-300:]))
+        return None
+    print("in-run A/B %-5s %s %-9s: recorded/unrecorded %.3f [%.3f, %.3f] over %d phase pairs" % (
+        be, stat, side, r["ratio"], r["ci99"][0], r["ci99"][1], r["pairs"]))
+    return r["ratio"]
 for be in ("kmod", "ebpf"):
-    for stat, tag, lim in (("p50", "ab-%s-short" % be, goal[be]), ("p99", "ab-%s-long" % be, 1.5)):
-        if not os.path.exists("%s/%s.csv" % (w, tag)):
-            print("in-run A/B %s %s: no run" % (be, stat))
-            missed.append("in-run %s %s: no run" % (be, stat))
+    for stat, short, lim in (("p50", "short", goal[be]), ("p99", "long", 1.5)):
+        p = in_run(be, stat, "ab-%s-%s" % (be, short), "prober")
+        q = in_run(be, stat, "abr-%s-%s" % (be, short), "responder")
+        if p is None or q is None:
+            missed.append("in-run %s %s: %s A/B did not measure" % (be, stat, "prober" if p is None else "responder"))
             continue
-        out = subprocess.run([sys.executable, os.path.join(os.environ["TOP"], "tests/lab/observer_ab.py"),
-                              "%s/%s.json" % (w, tag), "%s/%s.csv" % (w, tag), "--stat", stat,
-                              "--max-ratio", str(lim), "--bound", "median", "--min-pairs", "6"],
-                             capture_output=True, text=True)
-        summ = [l for l in out.stdout.splitlines() if l.startswith("SUMMARY ")]
-        r = json.loads(summ[0][8:]) if summ else {}
-        if "ratio" in r:
-            print("in-run A/B %-5s %s: recorded/unrecorded %.3f [%.3f, %.3f] over %d phase pairs (goal <= %.2f)" % (
-                be, stat, r["ratio"], r["ci99"][0], r["ci99"][1], r["pairs"], lim))
-        else:
-            print("in-run A/B %-5s %s: %s" % (be, stat, out.stdout.strip()[-300:]))
-        if out.returncode:
-            missed.append("in-run %s %s: %s" % (be, stat, "; ".join(
-                l for l in out.stdout.splitlines() if l.startswith("FAIL"))))
+        print("in-run A/B %-5s %s both hosts  : %.3f (prober x responder; goal <= %.2f)" % (be, stat, p * q, lim))
+        if p * q > lim:
+            missed.append("in-run %s %s: %.3f x %.3f = %.3f > %.2f" % (be, stat, p, q, p * q, lim))
 for m in missed:
     print("MISSED " + m)
 sys.exit(1 if missed else 0)
@@ -295,11 +333,13 @@ for k in $KERNELS; do
 		done
 		"$LAB" wire --name "$NAME" norule ba >/dev/null
 		for be in kmod ebpf; do
-			[ "$be" = ebpf ] && "$LAB" exec --name "$NAME" 0 -- "rmmod latsplit" >/dev/null 2>&1
+			[ "$be" = ebpf ] && for n in 0 1; do "$LAB" exec --name "$NAME" "$n" -- "rmmod latsplit" >/dev/null 2>&1; done
 			ab "$w" "$be" 150ms "ab-$be-short" "-n $AB_ITERS"
+			ab_resp "$w" "$be" 150ms "abr-$be-short" "-n $AB_ITERS"
 			ab "$w" "$be" 1500ms "ab-$be-long" "-D $AB_LONG"
+			ab_resp "$w" "$be" 1500ms "abr-$be-long" "-D $AB_LONG"
 		done
-		"$LAB" exec --name "$NAME" 0 -- "insmod $ko" >/dev/null 2>&1
+		for n in 0 1; do "$LAB" exec --name "$NAME" "$n" -- "insmod $ko" >/dev/null 2>&1; done
 		judge "$w" "$k" "$smp" || missed=1
 		"$LAB" down --name "$NAME" >/dev/null 2>&1
 	done

@@ -16,7 +16,7 @@ when the median is above it (--bound median, for goals).
 
   observer_ab.py RECORD.json SAMPLES.csv [--records RECS] [--max-ratio R]
                  [--min-pairs N] [--settle-ms MS] [--stat pNN (p50)]
-                 [--bound lower|median]
+                 [--bound lower|median] [--clock local|peer]
 
 Prints "PASS desc" / "FAIL desc :: detail" lines and a JSON summary line
 ("SUMMARY {...}"); exit status 0 when every check passed.
@@ -109,12 +109,18 @@ def main(argv):
     bound = opt("--bound", "lower")
     if bound not in ("lower", "median"):
         raise SystemExit("--bound %s: want lower or median" % bound)
+    clock = opt("--clock", "local")
+    if clock not in ("local", "peer"):
+        raise SystemExit("--clock %s: want local or peer" % clock)
+    at = ("start_ns", "end_ns") if clock == "local" else ("peer_seen_ns", "peer_answered_ns")
     doc = json.load(open(args[0]))
     phases = phases_of(doc)
     samples = []
     with open(args[1]) as f:
         for row in csv.DictReader(f):
-            samples.append((int(row["start_ns"]), int(row["end_ns"]), int(row["rtt_ns"])))
+            if not row.get(at[0]) or not row.get(at[1]):
+                continue  # no responder stamps for this sample
+            samples.append((int(row[at[0]]), int(row[at[1]]), int(row["rtt_ns"])))
     per = assign(phases, samples, settle_ns)
     if not (stat.startswith("p") and stat[1:].isdigit() and 0 < int(stat[1:]) < 100):
         raise SystemExit("--stat %s: want pNN, e.g. p50, p10, p99" % stat)
