@@ -256,6 +256,49 @@ static bool last_of_msg(const struct ls_record *r, int64_t psn0, uint32_t pkts)
 	return k % pkts == pkts - 1;
 }
 
+/* Which of a host's packet records are one message's: stage, QP, PSNs, count. */
+struct pkt_kind {
+	unsigned int stage;		/* LS_STAGE_RX_PKT or LS_STAGE_TX_PKT */
+	uint32_t qpn;
+	int64_t psn0;
+	uint32_t pkts;
+	bool requests;			/* as ls_causal_in's */
+	size_t n;			/* messages */
+	bool last;			/* the message's last packet only */
+};
+
+/*
+ * Per message, one of its packet records of kind k into t[k->n] and cpu[]
+ * (may be NULL; 0: none): the latest at or before bound[] (latest), else
+ * the earliest at or after it.
+ */
+static void pkt_pick(const struct ls_record *rec, size_t nrec, const struct pkt_kind *k,
+		     const uint64_t *bound, bool latest, uint64_t *t, uint32_t *cpu)
+{
+	for (size_t i = 0; i < k->n; i++) {
+		t[i] = 0;
+		if (cpu)
+			cpu[i] = 0;
+	}
+	for (size_t p = 0; p < nrec; p++) {
+		const struct ls_record *r = &rec[p];
+		uint64_t at = r->start_ns;
+		long long s;
+
+		if (r->stage != k->stage)
+			continue;
+		s = packet_msg(r, k->qpn, k->psn0, k->pkts, k->requests, k->n);
+		if (s < 0 || (k->last && !last_of_msg(r, k->psn0, k->pkts)) ||
+		    (latest ? at > bound[s] : at < bound[s]))
+			continue;
+		if (t[s] && (latest ? at < t[s] : at >= t[s]))
+			continue;
+		t[s] = at;
+		if (cpu)
+			cpu[s] = r->cpu;
+	}
+}
+
 /* Append a link, growing the array. */
 static int add_link(struct ls_causal_out *out, size_t *cap, size_t rec, size_t sample,
 		    uint64_t from, uint64_t to)
@@ -313,23 +356,10 @@ static uint64_t flight_estimate(const struct ls_causal_in *in, const struct pkt_
 /* When each message's last packet entered the host (see causal.h). */
 void ls_causal_last_in(const struct ls_causal_in *in, uint64_t *t, uint32_t *cpu)
 {
-	for (size_t i = 0; i < in->n; i++) {
-		t[i] = 0;
-		cpu[i] = 0;
-	}
-	for (size_t p = 0; p < in->nrec; p++) {
-		const struct ls_record *pk = &in->rec[p];
-		long long s;
+	const struct pkt_kind k = { LS_STAGE_RX_PKT, in->qpn, in->psn0, in->pkts,
+				    in->requests, in->n, true };
 
-		if (pk->stage != LS_STAGE_RX_PKT)
-			continue;
-		s = packet_sample(in, pk);
-		if (s < 0 || pk->start_ns > in->seen[s] || !last_of_msg(pk, in->psn0, in->pkts) ||
-		    pk->start_ns < t[s])
-			continue;
-		t[s] = pk->start_ns;
-		cpu[s] = pk->cpu;
-	}
+	pkt_pick(in->rec, in->nrec, &k, in->seen, true, t, cpu);
 }
 
 /* Link the host's receive-path records to the samples whose packets they carried. */
@@ -462,27 +492,10 @@ void ls_causal_free(struct ls_causal_out *out)
  */
 static void first_out(const struct ls_causal_tx *tx, bool last, uint64_t *t, uint32_t *cpu)
 {
-	for (size_t i = 0; i < tx->n; i++) {
-		t[i] = 0;
-		if (cpu)
-			cpu[i] = 0;
-	}
-	for (size_t p = 0; p < tx->nrec; p++) {
-		const struct ls_record *r = &tx->rec[p];
-		long long s;
+	const struct pkt_kind k = { LS_STAGE_TX_PKT, tx->qpn, tx->psn0, tx->pkts,
+				    tx->requests, tx->n, last };
 
-		if (r->stage != LS_STAGE_TX_PKT)
-			continue;
-		s = packet_msg(r, tx->qpn, tx->psn0, tx->pkts, tx->requests, tx->n);
-		if (s < 0 || (last && !last_of_msg(r, tx->psn0, tx->pkts)) ||
-		    r->start_ns < tx->posted[s])
-			continue;
-		if (!t[s] || r->start_ns < t[s]) {
-			t[s] = r->start_ns;
-			if (cpu)
-				cpu[s] = r->cpu;
-		}
-	}
+	pkt_pick(tx->rec, tx->nrec, &k, tx->posted, false, t, cpu);
 }
 
 /* When each of the host's own messages left it (see causal.h). */
