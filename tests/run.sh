@@ -30,6 +30,7 @@ done
 rm -rf "$LOGS"; mkdir -p "$LOGS"
 pass=0 fail=0 skipped=0
 failed_names=()
+declare -A fail_detail=()
 retried=()
 t_start=$(date +%s)
 
@@ -58,7 +59,10 @@ count_tap() {
 	fi
 	if [ "$f" -gt 0 ]; then
 		failed_names+=("$name")
-		grep -E '^[[:space:]]*not ok' -A8 "$log" | grep -vE '^[[:space:]]*ok ' | head -n 40 | sed 's/^/    | /'
+		# kept for the summary too: a CI page may show only the tail
+		fail_detail[$name]=$(grep -E '^[[:space:]]*not ok' -A8 "$log" | grep -vE '^[[:space:]]*ok ' |
+			head -n 40 | sed 's/^/    | /')
+		[ -n "${fail_detail[$name]}" ] && printf '%s\n' "${fail_detail[$name]}"
 	fi
 	echo "  $name: $p passed, $f failed, $s skipped ($4 s)"
 	pass=$((pass + p)); fail=$((fail + f)); skipped=$((skipped + s))
@@ -209,7 +213,10 @@ fi
 echo
 echo "== $(($(date +%s) - t_start)) s; logs in $LOGS"
 for n in "${retried[@]}"; do echo "retried after a failed first attempt: $n"; done
-for n in "${failed_names[@]}"; do echo "failed: $n"; done
+for n in "${failed_names[@]}"; do
+	echo "failed: $n"
+	[ -n "${fail_detail[$n]:-}" ] && printf '%s\n' "${fail_detail[$n]}" | head -n 12
+done
 echo "${#retried[@]} tests retried (a retried test counts with its second attempt; the first is in its .try1.log)"
 echo "$pass passed, $fail failed, $skipped skipped"
 [ "$fail" -eq 0 ]
