@@ -70,8 +70,11 @@ def assign(phases, samples, settle_ns):
 
 def records_in_off(phases, path, margin_ns):
     """Records starting inside an off phase (beyond margin of its edges), all
-    records, and those that ended before the last phase began."""
+    records, and those that ended before the last switch began (the end of
+    the phase before the last: a record ending between the resume and the
+    last phase's begin_ns stamp belongs to the last phase, not drained)."""
     begins = [p["begin_ns"] for p in phases]
+    last_switch = phases[-2]["end_ns"] if len(phases) >= 2 else 0
     bad = total = early = 0
     with open(path) as f:
         for line in f:
@@ -79,7 +82,7 @@ def records_in_off(phases, path, margin_ns):
                 continue
             start, end = (int(x) for x in line.split()[:2])
             total += 1
-            if phases and end < phases[-1]["begin_ns"]:
+            if end < last_switch:
                 early += 1
             k = bisect.bisect_right(begins, start) - 1
             if k < 0:
@@ -158,11 +161,11 @@ def main(argv):
         bad, total, early = records_in_off(phases, recs, 2000000)
         summary.update(records=total, records_in_off=bad, drops=doc.get("drops"))
         drained = (doc.get("ab") or {}).get("drained", -1)
-        # Every record that ended before the last phase began was drained
+        # Every record that ended before the last switch began was drained
         # at a switch (the switch drains before the next phase begins),
         # none during a phase; the last phase's after the command ends.
         result(0 < early <= drained <= total,
-               "records drained at the phase switches: %d of the %d in the file, all %d that ended before the last phase"
+               "records drained at the phase switches: %d of the %d in the file, all %d that ended before the last switch"
                % (drained, total, early),
                "record --ab drained during the phases, or not at its switches")
         # record --ab drains between phases only: the ring must hold a
