@@ -29,6 +29,8 @@ const volatile __u64 cpumask[LS_CPUMASK_WORDS];
 const volatile __s32 pids[LS_MAX_TASKS];
 const volatile __u32 nr_pids;
 const volatile bool records_on;
+/* Histograms kept (off when only records are read: breakdown). */
+const volatile bool hist_on = true;
 /*
  * Wake the reader only once this many bytes wait in the ring: a wakeup per
  * record would switch the reader in on the probe's CPU at every sample,
@@ -95,6 +97,16 @@ volatile bool paused;
  * copy and index with the 64-bit original, which 6.1 cannot bound.
  */
 #define ls_opaque(x)	asm volatile("" : "+r"(x))
+
+/*
+ * A kernel field: a plain (CO-RE relocated) load in a tp_btf program, whose
+ * arguments are BTF pointers the verifier guards itself; a
+ * bpf_probe_read_kernel() in the raw_tp fallback. btf is the program's
+ * constant, so clang keeps one branch. The helper call is most of what a
+ * field costs: sched_switch reads two or three per context switch.
+ */
+#define LS_RD(btf, p, f)	((btf) ? (p)->f : BPF_CORE_READ(p, f))
+#define LS_RD2(btf, p, f, g)	((btf) ? (p)->f->g : BPF_CORE_READ(p, f, g))
 #define TASK_RUNNING_STATE	0
 
 /* Add one to counter c on this CPU. */
@@ -200,7 +212,7 @@ static __always_inline void account(__u32 slot, __u32 stage, __u32 id,
 
 	if ((__s64)d < 0)
 		return;
-	h = bpf_map_lookup_elem(&hists, &key);
+	h = hist_on ? bpf_map_lookup_elem(&hists, &key) : NULL;
 	if (h) {
 		__sync_fetch_and_add(&h->count, 1);
 		__sync_fetch_and_add(&h->sum_ns, d);
@@ -223,7 +235,7 @@ static __always_inline struct ls_ebpf_cpu *this_cpu_state(void)
 }
 
 /* irq_handler_entry: open a hardirq instance (or continue a shared one). */
-static __always_inline int on_irq_entry(__u32 irq)
+static __always_inline int on_irq_entry(const bool btf, __u32 irq)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	int idx = irq_index(irq);
@@ -259,8 +271,8 @@ static __always_inline int on_irq_entry(__u32 irq)
 }
 
 /* irq_handler_exit: close the instance after its last action. */
-static __always_inline int on_irq_exit(__u32 irq, struct irqaction *action,
-				       int ret)
+static __always_inline int on_irq_exit(const bool btf, __u32 irq,
+				       struct irqaction *action, int ret)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	struct ls_ebpf_cpu *st;
@@ -276,8 +288,8 @@ static __always_inline int on_irq_exit(__u32 irq, struct irqaction *action,
 		return 0;
 	st->irq_ret |= ret;
 	if (threaded_irqs && (ret & IRQ_WAKE_THREAD_BIT) && action)
-		st->irq_thread_pid = BPF_CORE_READ(action, thread, pid);
-	if (action && BPF_CORE_READ(action, next)) {
+		st->irq_thread_pid = LS_RD2(btf, action, thread, pid);
+	if (action && LS_RD(btf, action, next)) {
 		/* More actions of this shared IRQ follow. */
 		st->irq_cont = 1;
 		return 0;
@@ -317,7 +329,7 @@ static __always_inline int on_irq_exit(__u32 irq, struct irqaction *action,
 }
 
 /* softirq_raise: remember the first raise of a watched vector. */
-static __always_inline int on_softirq_raise(__u64 vec)
+static __always_inline int on_softirq_raise(const bool btf, __u64 vec)
 {
 	struct ls_ebpf_cpu *st;
 
@@ -350,7 +362,7 @@ static __always_inline __u16 softirq_thread_flag(void)
 }
 
 /* softirq_entry: close the wait, open the run. */
-static __always_inline int on_softirq_entry(__u64 vec)
+static __always_inline int on_softirq_entry(const bool btf, __u64 vec)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	struct ls_ebpf_cpu *st;
@@ -384,7 +396,7 @@ static __always_inline int on_softirq_entry(__u64 vec)
 }
 
 /* softirq_exit: close the run (SOFTIRQ_RUN, softirq INTERFERENCE). */
-static __always_inline int on_softirq_exit(__u64 vec)
+static __always_inline int on_softirq_exit(const bool btf, __u64 vec)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	struct ls_ebpf_cpu *st;
@@ -418,7 +430,8 @@ static __always_inline int on_softirq_exit(__u64 vec)
 }
 
 /* napi:napi_poll (fires after the poll): NAPI_POLL and COMPLETION. */
-static __always_inline int on_napi_poll(struct napi_struct *napi, int work)
+static __always_inline int on_napi_poll(const bool btf,
+					struct napi_struct *napi, int work)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	__u32 w = work > 0 ? work : 0;
@@ -433,7 +446,7 @@ static __always_inline int on_napi_poll(struct napi_struct *napi, int work)
 	if (st->napi_mark && st->softirq_cur == LS_SOFTIRQ_NET_RX + 1) {
 		nested = st->softirq_nested - st->napi_nested;
 		account(LS_SLOT_NAPI_POLL, LS_STAGE_NAPI_POLL,
-			BPF_CORE_READ(napi, napi_id), st->napi_mark, now, w,
+			LS_RD(btf, napi, napi_id), st->napi_mark, now, w,
 			st->run_flags | (nested ? LS_REC_F_NESTED : 0), cpu);
 		st->napi_mark = now;
 		st->napi_nested = st->softirq_nested;
@@ -473,14 +486,15 @@ static __always_inline __u64 preempt_mark(__u64 ts, bool preempted)
 }
 
 /* sched_switch: IRQ_THREAD, WAKEUP and PREEMPT ends; PREEMPT starts. */
-static __always_inline int on_switch(bool preempt, struct task_struct *prev,
+static __always_inline int on_switch(const bool btf, bool preempt,
+				     struct task_struct *prev,
 				     struct task_struct *next)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	__s32 next_pid;
 	__u64 now = 0, i, t;
 
-	next_pid = BPF_CORE_READ(next, pid);
+	next_pid = LS_RD(btf, next, pid);
 	if (threaded_irqs) {
 		for (i = 0; i < LS_MAX_IRQS; i++) {
 			if (i >= nr_irqs)
@@ -498,10 +512,10 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 	}
 	if (!nr_pids)
 		return 0;
-	i = task_index(BPF_CORE_READ(prev, pid));
+	i = task_index(LS_RD(btf, prev, pid));
 	ls_opaque(i);
 	if (i < LS_MAX_TASKS &&
-	    (preempt || BPF_CORE_READ(prev, __state) == TASK_RUNNING_STATE)) {
+	    (preempt || LS_RD(btf, prev, __state) == TASK_RUNNING_STATE)) {
 		if (!now)
 			now = bpf_ktime_get_ns();
 		__sync_val_compare_and_swap(&tasks[i].preempt_start, 0,
@@ -529,17 +543,17 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
  * on a CPU (woken between setting its sleep state and switching out) never
  * slept: nothing waits, and a WAKEUP its waker started is void.
  */
-static __always_inline int on_wakeup(struct task_struct *p)
+static __always_inline int on_wakeup(const bool btf, struct task_struct *p)
 {
 	__u64 i;
 
 	if (!nr_pids)
 		return 0;
-	i = task_index(BPF_CORE_READ(p, pid));
+	i = task_index(LS_RD(btf, p, pid));
 	ls_opaque(i);
 	if (i >= LS_MAX_TASKS)
 		return 0;
-	if (BPF_CORE_READ(p, on_cpu)) {
+	if (LS_RD(btf, p, on_cpu)) {
 		__sync_lock_test_and_set(&tasks[i].wake_start, 0);
 		return 0;
 	}
@@ -552,7 +566,7 @@ static __always_inline int on_wakeup(struct task_struct *p)
  * sched_waking, in the waker's context: a named task woken from inside
  * ib_uverbs_comp_handler on this CPU starts WAKEUP at the handler's entry.
  */
-static __always_inline int on_waking(struct task_struct *p)
+static __always_inline int on_waking(const bool btf, struct task_struct *p)
 {
 	struct ls_ebpf_cpu *st;
 	__u64 i;
@@ -562,7 +576,7 @@ static __always_inline int on_waking(struct task_struct *p)
 	st = this_cpu_state();
 	if (!st || !st->comp_ts)
 		return 0;
-	i = task_index(BPF_CORE_READ(p, pid));
+	i = task_index(LS_RD(btf, p, pid));
 	ls_opaque(i);
 	if (i < LS_MAX_TASKS)
 		__sync_val_compare_and_swap(&tasks[i].wake_start, 0, st->comp_ts);
@@ -583,7 +597,8 @@ static __always_inline int on_waking(struct task_struct *p)
  * TX_PKT record (the end of its message's SEND); skb->data is at the link
  * header, the network header where the IP output path set it.
  */
-static __always_inline int on_skb(struct sk_buff *skb, bool tx)
+static __always_inline int on_skb(const bool btf, struct sk_buff *skb,
+				  bool tx)
 {
 	__u8 ip[20], udp_bth[20];
 	unsigned char *data;
@@ -593,12 +608,12 @@ static __always_inline int on_skb(struct sk_buff *skb, bool tx)
 
 	if (!records_on)
 		return 0;
-	proto = bpf_ntohs(BPF_CORE_READ(skb, protocol));
-	data = BPF_CORE_READ(skb, data);
-	head = BPF_CORE_READ(skb, len) - BPF_CORE_READ(skb, data_len);
+	proto = bpf_ntohs(LS_RD(btf, skb, protocol));
+	data = LS_RD(btf, skb, data);
+	head = LS_RD(btf, skb, len) - LS_RD(btf, skb, data_len);
 	if (tx) {
 		/* at net_dev_start_xmit skb->data is at the link header */
-		unsigned char *net = BPF_CORE_READ(skb, head) + BPF_CORE_READ(skb, network_header);
+		unsigned char *net = LS_RD(btf, skb, head) + LS_RD(btf, skb, network_header);
 
 		if (net < data || net - data >= head)
 			return 0;
@@ -638,16 +653,18 @@ static __always_inline int on_skb(struct sk_buff *skb, bool tx)
 }
 
 /* One tracepoint's program of kind (tp_btf or raw_tp), prefix its name's start. */
-#define LS_EBPF_PROG(kind, prefix, tp, name, call, args...)				\
+#define LS_EBPF_PROG(kind, prefix, is_btf, tp, name, call, args...)			\
 	SEC(#kind "/" #tp)								\
 	int BPF_PROG(prefix##_##name, args)						\
 	{										\
+		const bool ls_btf = is_btf;						\
+											\
 		return paused ? 0 : call;						\
 	}
 #define LS_EBPF_BTF_PROG(tp, name, call, args...)					\
-	LS_EBPF_PROG(tp_btf, btf, tp, name, call, args)
+	LS_EBPF_PROG(tp_btf, btf, true, tp, name, call, args)
 #define LS_EBPF_RAW_PROG(tp, name, call, args...)					\
-	LS_EBPF_PROG(raw_tp, raw, tp, name, call, args)
+	LS_EBPF_PROG(raw_tp, raw, false, tp, name, call, args)
 
 LS_EBPF_TRACEPOINTS(LS_EBPF_BTF_PROG)
 LS_EBPF_TRACEPOINTS(LS_EBPF_RAW_PROG)

@@ -17,24 +17,26 @@
  * as the raw_tp fallback (same bodies, untyped u64 arguments): X(tracepoint,
  * name, the handler's call, the tracepoint's arguments). The programs are
  * btf_NAME and raw_NAME; backend_ebpf.c turns them on and off by their place
- * in this list.
+ * in this list. A handler's first argument, ls_btf, is a constant of the
+ * program (true in tp_btf): with it, kernel fields are plain loads there
+ * and bpf_probe_read_kernel() calls only in the raw_tp fallback.
  */
 #define LS_EBPF_TRACEPOINTS(X)								\
-	X(irq_handler_entry, irq_entry, on_irq_entry(irq), int irq,			\
+	X(irq_handler_entry, irq_entry, on_irq_entry(ls_btf, irq), int irq,			\
 	  struct irqaction *action)							\
-	X(irq_handler_exit, irq_exit, on_irq_exit(irq, action, ret), int irq,		\
+	X(irq_handler_exit, irq_exit, on_irq_exit(ls_btf, irq, action, ret), int irq,		\
 	  struct irqaction *action, int ret)						\
-	X(softirq_raise, softirq_raise, on_softirq_raise(vec), unsigned int vec)	\
-	X(softirq_entry, softirq_entry, on_softirq_entry(vec), unsigned int vec)	\
-	X(softirq_exit, softirq_exit, on_softirq_exit(vec), unsigned int vec)		\
-	X(napi_poll, napi_poll, on_napi_poll(napi, work), struct napi_struct *napi,	\
+	X(softirq_raise, softirq_raise, on_softirq_raise(ls_btf, vec), unsigned int vec)	\
+	X(softirq_entry, softirq_entry, on_softirq_entry(ls_btf, vec), unsigned int vec)	\
+	X(softirq_exit, softirq_exit, on_softirq_exit(ls_btf, vec), unsigned int vec)		\
+	X(napi_poll, napi_poll, on_napi_poll(ls_btf, napi, work), struct napi_struct *napi,	\
 	  int work, int budget)								\
-	X(sched_switch, sched_switch, on_switch(preempt, prev, next), bool preempt,	\
+	X(sched_switch, sched_switch, on_switch(ls_btf, preempt, prev, next), bool preempt,	\
 	  struct task_struct *prev, struct task_struct *next)				\
-	X(sched_wakeup, sched_wakeup, on_wakeup(p), struct task_struct *p)		\
-	X(sched_waking, sched_waking, on_waking(p), struct task_struct *p)		\
-	X(netif_receive_skb, rx_skb, on_skb(skb, false), struct sk_buff *skb)		\
-	X(net_dev_start_xmit, tx_skb, on_skb(skb, true), struct sk_buff *skb,		\
+	X(sched_wakeup, sched_wakeup, on_wakeup(ls_btf, p), struct task_struct *p)		\
+	X(sched_waking, sched_waking, on_waking(ls_btf, p), struct task_struct *p)		\
+	X(netif_receive_skb, rx_skb, on_skb(ls_btf, skb, false), struct sk_buff *skb)		\
+	X(net_dev_start_xmit, tx_skb, on_skb(ls_btf, skb, true), struct sk_buff *skb,		\
 	  struct net_device *dev)
 
 /* Indexes of the counters map. */

@@ -19,7 +19,7 @@
 # the hold to +-20 % (up to LS_BENCH_PAIR_RUNS).
 #
 # Then the in-run A/B, which decides the ratio goals: on node0, `latsplit
-# record --ab` (configured as a breakdown prober: NIC IRQs, probe CPU, probe
+# record --ab --no-hist` (configured as a breakdown prober: NIC IRQs, probe CPU, probe
 # task named, records kept in the ring and drained between phases) switches
 # recording off and on every phase (150 ms phases over LS_BENCH_AB_ITERS
 # samples for p50, 1.5 s phases over LS_BENCH_AB_LONG of probing for p99)
@@ -89,7 +89,7 @@ ab() {
 	local w=$1 be=$2 phase=$3 tag=$4 len=$5
 	responder "$w" "$tag" probe -p $PORT -u 20 --listen-timeout 120
 	"$LAB" exec --name "$NAME" --timeout 900 0 -- \
-		"\$([ \$(nproc) -gt 1 ] && echo taskset -c 1) $w/latsplit record -b $be -i eth0 -c 0 --pid-command --records $w/$tag.rec --ab $phase --json -- sh -c 'exec $w/latsplit probe -p $PORT -u 20 $len --cpu 0 --samples $w/$tag.csv 192.0.2.2 > $w/$tag.probe' > $w/$tag.json 2> $w/$tag.err"
+		"\$([ \$(nproc) -gt 1 ] && echo taskset -c 1) $w/latsplit record -b $be -i eth0 -c 0 --pid-command --no-hist --records $w/$tag.rec --ab $phase --json -- sh -c 'exec $w/latsplit probe -p $PORT -u 20 $len --cpu 0 --samples $w/$tag.csv 192.0.2.2 > $w/$tag.probe' > $w/$tag.json 2> $w/$tag.err"
 }
 
 # ab_resp W BACKEND PHASE TAG LENGTH: the same A/B on node1, around the
@@ -100,7 +100,7 @@ ab_resp() {
 	local w=$1 be=$2 phase=$3 tag=$4 len=$5 i
 	rm -f "$w/$tag.resp" "$w/$tag.rjson"
 	"$LAB" exec --name "$NAME" --background 1 -- \
-		"\$([ \$(nproc) -gt 1 ] && echo taskset -c 1) $w/latsplit record -b $be -i eth0 -c 0 --pid-command --records $w/$tag.rrec --ab $phase --json -- sh -c 'exec $w/latsplit probe -p $PORT -u 20 --cpu 0 --listen-timeout 120 > $w/$tag.resp 2>&1' > $w/$tag.rjson.part 2> $w/$tag.rerr; mv $w/$tag.rjson.part $w/$tag.rjson" >/dev/null
+		"\$([ \$(nproc) -gt 1 ] && echo taskset -c 1) $w/latsplit record -b $be -i eth0 -c 0 --pid-command --no-hist --records $w/$tag.rrec --ab $phase --json -- sh -c 'exec $w/latsplit probe -p $PORT -u 20 --cpu 0 --listen-timeout 120 > $w/$tag.resp 2>&1' > $w/$tag.rjson.part 2> $w/$tag.rerr; mv $w/$tag.rjson.part $w/$tag.rjson" >/dev/null
 	wait_listening "$w/$tag.resp" 100 0.2
 	"$LAB" exec --name "$NAME" --timeout 900 0 -- \
 		"$w/latsplit probe -p $PORT -u 20 $len --cpu 0 --samples $w/$tag.csv 192.0.2.2 > $w/$tag.probe 2> $w/$tag.err"

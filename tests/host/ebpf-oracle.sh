@@ -131,7 +131,7 @@ if rx_total < 20000:
 sys.exit(1 if bad else 0)
 EOF
 
-plan 11
+plan 14
 for mode in tp_btf raw_tp; do
 	rm -f "$WORK"/rec.json "$WORK"/*.a "$WORK"/*.b
 	if LS_EBPF_ATTACH=$mode "$LS_BIN" record --backend ebpf --irq "$IRQS" --json \
@@ -170,6 +170,27 @@ print("ok: %d records" % len(recs))
 EOF
 else
 	not_ok "records: one hardirq record per counted hardirq, none dropped, inside the window"
+fi
+
+# --no-hist (breakdown's way of recording): the same records, no histograms.
+if "$LS_BIN" record --backend ebpf --irq "$IRQS" --json --no-hist --records "$WORK/nh.txt" \
+	-- dd if=/dev/zero of="$WORK/g" bs=4k count=500 oflag=direct,sync > "$WORK/nh.json" 2>/dev/null; then
+	check "--no-hist: no histogram counts, one hardirq record per write or more, none dropped" \
+		python3 - "$WORK" <<'EOF'
+import json, sys
+w = sys.argv[1]
+d = json.load(open(w + "/nh.json"))
+n = sum(s["count"] for c in d["cpus"] for s in c["slots"])
+recs = [l.split() for l in open(w + "/nh.txt") if not l.startswith("#")]
+hard = [r for r in recs if r[4] == "hardirq"]
+assert d["histograms"] is False and n == 0, "histograms %r, counts %d" % (d["histograms"], n)
+assert d["drops"] == 0 and len(recs) == d["records"], "drops %d, lines %d, records %d" % (
+    d["drops"], len(recs), d["records"])
+assert len(hard) >= 500, "hardirq records %d for 500 O_DIRECT|O_SYNC writes" % len(hard)
+print("ok: %d records, %d hardirq" % (len(recs), len(hard)))
+EOF
+else
+	not_ok "--no-hist: no histogram counts, one hardirq record per write or more, none dropped"
 fi
 
 # RX_PKT and TX_PKT: crafted RoCEv2 datagrams over loopback (IPv4 and
@@ -234,4 +255,12 @@ else
 fi
 check_fails "bad --irq list refused" "$LS_BIN" record --irq 1,x -D 1
 check_fails "-D with a command refused" "$LS_BIN" record -D 1 -- true
+out=$("$LS_BIN" record --backend ebpf --no-hist -D 1 2>&1); rc=$?
+[ "$rc" = 2 ] && [[ "$out" == *"--no-hist needs --records"* ]] &&
+	ok "--no-hist without --records: exit 2 saying why" ||
+	not_ok "--no-hist without --records" "rc=$rc" "$out"
+out=$("$LS_BIN" record --backend ebpf --no-hist --buckets --records "$WORK/x" -D 1 2>&1); rc=$?
+[ "$rc" = 2 ] && [[ "$out" == *"no histograms to print"* ]] && [ ! -e "$WORK/x" ] &&
+	ok "--no-hist with --buckets: exit 2, no records file" ||
+	not_ok "--no-hist with --buckets" "rc=$rc" "$out"
 done_testing

@@ -3,7 +3,8 @@
 # The observer must not move what it observes: a loose guard, judged inside
 # one run. On node0, `latsplit record --ab` runs the backend configured as a
 # breakdown prober configures it (the NIC's IRQs, the probe's CPU for
-# interference, the probe task named, records on and drained off the
+# interference, the probe task named, records on and no histograms
+# (--no-hist: what the eBPF programs skip for breakdown), drained off the
 # probe's CPU where there is another) around
 # `latsplit probe`, and switches recording off and on every PHASE: the
 # probe's samples in neighbouring phases differ only by the recording, so
@@ -51,7 +52,7 @@ one() {
 	lab_bg 1 "$B probe -p $PORT -u 20 --listen-timeout 120 > $W/srv.log 2>&1 & echo \$! > $W/srv.pid; wait" >/dev/null
 	for _ in $(seq 50); do grep -q listening "$W/srv.log" 2>/dev/null && break; sleep 0.2; done
 	check "$be: record --ab $PHASE around $N probe samples (probe on CPU 0, recorded as breakdown records)" \
-		lab_exec_t 900 0 "$PIN $B record -b $be -i eth0 -c 0 --pid-command --records $W/$be.rec --ab $PHASE --json -- \
+		lab_exec_t 900 0 "$PIN $B record -b $be -i eth0 -c 0 --pid-command --no-hist --records $W/$be.rec --ab $PHASE --json -- \
 			sh -c 'exec $B probe -p $PORT -u 20 -n $N --cpu 0 --samples $W/$be.csv 192.0.2.2 > $W/$be.probe' \
 			> $W/$be.json 2> $W/$be.err"
 	[ -s "$W/srv.pid" ] && lab_exec 1 "kill $(cat "$W/srv.pid") 2>/dev/null; true"

@@ -23,6 +23,8 @@ struct ls_backend_cfg {
 	int32_t pids[LS_MAX_TASKS];		/* named tasks: WAKEUP, PREEMPT */
 	unsigned int nr_pids;
 	unsigned int ring_kib;			/* record ring size; 0 = no records */
+	bool no_hist;				/* records only: the eBPF programs keep
+						 * no histograms (the module ignores it) */
 	bool verbose;				/* print loader/verifier logs */
 };
 
@@ -38,6 +40,7 @@ struct ls_snapshot {
 	unsigned int nr_irqs;
 	uint64_t records;	/* records produced since open/reset */
 	uint64_t drops;		/* records lost because the ring was full */
+	bool no_hist;		/* histograms were not kept (cfg.no_hist honoured) */
 };
 
 /*

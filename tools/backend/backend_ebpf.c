@@ -262,6 +262,7 @@ static int skel_prepare(struct ls_backend *b, const struct ls_backend_cfg *cfg,
 		s->rodata->pids[i] = cfg->pids[i];
 	s->rodata->nr_pids = cfg->nr_pids;
 	s->rodata->records_on = cfg->ring_kib > 0;
+	s->rodata->hist_on = !(cfg->no_hist && cfg->ring_kib > 0);
 	s->rodata->wake_bytes = ring_bytes(cfg->ring_kib) / LS_RING_WAKE_DIV;
 	s->rodata->threaded_irqs = threaded;
 	s->rodata->is_rt = access("/sys/kernel/realtime", F_OK) == 0;
@@ -595,6 +596,7 @@ static int ebpf_snapshot(struct ls_backend *b, struct ls_snapshot *snap,
 	}
 	memcpy(snap->irqs, b->irqs, sizeof(snap->irqs));
 	snap->nr_irqs = b->nr_irqs;
+	snap->no_hist = !b->skel->rodata->hist_on;
 	ret = read_counter(b, LS_EBPF_CNT_RECORDS, &snap->records, err);
 	if (!ret)
 		ret = read_counter(b, LS_EBPF_CNT_DROPS, &snap->drops, err);

@@ -153,6 +153,8 @@ int bd_start(struct bd_ctx *x, struct ls_err *err)
 	cfg.pids[0] = getpid();
 	cfg.nr_pids = 1;
 	cfg.ring_kib = c->ring_kib;
+	/* the split reads records only: the eBPF programs skip their histograms */
+	cfg.no_hist = true;
 	cfg.verbose = c->verbose;
 	if (ls_backend_open_named(c->backend, &cfg, &x->ops, &x->b, err)) {
 		if (strcmp(c->backend, "auto"))

@@ -68,6 +68,8 @@ static void usage(FILE *fp)
 		"  -r, --records FILE   write every interval record to FILE (text, one per line)\n"
 		"      --ring-kib N     record ring size in KiB (default %u, with --records)\n"
 		"      --buckets        also print the non-empty histogram buckets\n"
+		"      --no-hist        records only (needs --records): the eBPF programs keep no\n"
+		"                       histograms, as breakdown runs them (the module keeps them)\n"
 		"      --ab TIME        alternate recording on and off every TIME (10ms..60s): an\n"
 		"                       in-run A/B of what recording costs COMMAND; the phases are\n"
 		"                       printed (CLOCK_MONOTONIC)\n"
@@ -205,7 +207,7 @@ static int resolve_if_irqs(const char *ifname, struct ls_backend_cfg *cfg,
 }
 
 /* record's long options. */
-enum { OPT_IRQ = 256, OPT_RING, OPT_BUCKETS, OPT_PIDCMD, OPT_AB };
+enum { OPT_IRQ = 256, OPT_RING, OPT_BUCKETS, OPT_PIDCMD, OPT_AB, OPT_NOHIST };
 static const struct option record_options[] = {
 	{ "backend", required_argument, NULL, 'b' },
 	{ "interface", required_argument, NULL, 'i' },
@@ -216,6 +218,7 @@ static const struct option record_options[] = {
 	{ "records", required_argument, NULL, 'r' },
 	{ "ring-kib", required_argument, NULL, OPT_RING },
 	{ "buckets", no_argument, NULL, OPT_BUCKETS },
+	{ "no-hist", no_argument, NULL, OPT_NOHIST },
 	{ "pid-command", no_argument, NULL, OPT_PIDCMD },
 	{ "ab", required_argument, NULL, OPT_AB },
 	{ "json", no_argument, NULL, 'j' },
@@ -281,6 +284,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o,
 		case 'r': o->records_path = optarg; break;
 		case OPT_RING: ring = optarg; break;
 		case OPT_BUCKETS: o->buckets = true; break;
+		case OPT_NOHIST: o->cfg.no_hist = true; break;
 		case OPT_PIDCMD: o->pid_command = true; break;
 		case OPT_AB: ab = optarg; break;
 		case 'j': o->json = true; break;
@@ -329,6 +333,10 @@ static int parse_opts(int argc, char **argv, struct record_opts *o,
 		o->ring_kib = RECORD_DEFAULT_RING_KIB;
 	}
 	o->cfg.ring_kib = o->ring_kib;
+	if (o->cfg.no_hist && !o->records_path)
+		return ls_errf(err, "record: --no-hist needs --records FILE (nothing would be kept)");
+	if (o->cfg.no_hist && o->buckets)
+		return ls_errf(err, "record: --no-hist and --buckets: no histograms to print");
 	if (o->pid_command && !o->cmd)
 		return ls_errf(err, "record: --pid-command needs a COMMAND");
 	if (o->pid_command && o->cfg.nr_pids >= LS_MAX_TASKS)

@@ -201,7 +201,9 @@ void record_print_text(const struct record_opts *o, const struct ls_snapshot *sn
 		printf("# records: %llu, dropped (ring full): %llu\n",
 		       (unsigned long long)snap->records,
 		       (unsigned long long)snap->drops);
-	for (unsigned int s = 0; s < LS_NR_SLOTS; s++) {
+	if (snap->no_hist)
+		printf("\n# histograms: off (--no-hist); the records hold the stages\n");
+	for (unsigned int s = 0; s < LS_NR_SLOTS && !snap->no_hist; s++) {
 		bool any = false;
 
 		if (!ls_slot_valid(s, snap->nr_irqs))
@@ -241,7 +243,7 @@ void record_print_text(const struct record_opts *o, const struct ls_snapshot *sn
 			printf("\n");
 		}
 	}
-	if (!nslots)
+	if (!nslots && !snap->no_hist)
 		printf("\n# no events in the window on any stage\n");
 	print_observer_text(ro, window_ns);
 	if (ab->n) {
@@ -286,6 +288,7 @@ void record_print_json(const struct record_opts *o, const struct ls_snapshot *sn
 	ls_json_u64(&j, "nr_cpus", snap->nr_cpus);
 	ls_json_u64(&j, "records", snap->records);
 	ls_json_u64(&j, "drops", snap->drops);
+	ls_json_bool(&j, "histograms", !snap->no_hist);
 	if (o->cmd) {
 		ls_json_obj_open(&j, "command");
 		ls_json_arr_open(&j, "argv");
