@@ -134,6 +134,41 @@ TEST(holm_reference_values)
 		ASSERT_TRUE(fabs(adj[i] - want[i]) < 1e-12);
 }
 
+/*
+ * Many tests: Holm's adjusted p of test i is the largest (n - r + 1) p_r
+ * (capped at 1) over the tests ranked r at or below i's own rank, computed
+ * here by brute force for 3,000 distinct p in a shuffled order, with two
+ * of them tied (equal adjusted values), as compare's fleet documents need.
+ */
+TEST(holm_many_tests)
+{
+	enum { N = 3000 };
+	static double p[N], adj[N];
+	static int rank[N];
+	struct ls_err err = { 0 };
+
+	for (int i = 0; i < N; i++)
+		p[i] = (double)((i * 7919) % N + 1) / (4.0 * N);	/* a permutation */
+	p[5] = p[6];
+	ASSERT_EQ(0, ls_holm_adjust(p, N, adj, &err));
+	for (int i = 0; i < N; i++) {
+		rank[i] = 1;
+		for (int k = 0; k < N; k++)
+			rank[i] += p[k] < p[i] || (p[k] == p[i] && k < i);
+	}
+	for (int i = 0; i < N; i++) {
+		double want = 0;
+
+		for (int j = 0; j < N; j++)
+			if (rank[j] <= rank[i] && (N - rank[j] + 1) * p[j] > want)
+				want = (N - rank[j] + 1) * p[j];
+		if (want > 1)
+			want = 1;
+		ASSERT_TRUE(fabs(adj[i] - want) < 1e-12) TH_LOG("test %d: %g, want %g", i, adj[i], want);
+	}
+	ASSERT_EQ(adj[5], adj[6]);
+}
+
 TEST(quantile_test_counts)
 {
 	struct ls_err err = { 0 };

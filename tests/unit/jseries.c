@@ -7,6 +7,7 @@
  * names, and pooling of a JSON-lines stream.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -188,6 +189,71 @@ TEST(stream_pooling)
 	ASSERT_NE(NULL, strstr(err.msg, "document 2 is schema 1 kind 'probe', the first is schema 1 kind 'irq'"));
 	ls_jr_free(&docs[0]);
 	ls_jr_free(&docs[1]);
+}
+
+/*
+ * Many series, found through the name index: 5,000 names in one document
+ * and the same names in reverse order in a second, pooled by name (each
+ * series gets its own value from both), every name found at its own series,
+ * a name never written not found, and a name twice in one document still
+ * refused.
+ */
+TEST(many_series_index)
+{
+	enum { N = 5000 };
+	char *a = NULL, *b = NULL, *c = NULL;
+	size_t la = 0, lb = 0, lc = 0;
+	struct ls_err err = { 0 };
+	struct ls_series_set set;
+	struct ls_jdoc docs[2];
+	FILE *fa = open_memstream(&a, &la), *fb = open_memstream(&b, &lb);
+	FILE *fc = open_memstream(&c, &lc);
+	char name[32];
+
+	ASSERT_TRUE(fa && fb && fc);
+	fputs("{\"schema\":1,\"kind\":\"irq\"", fa);
+	fputs("{\"schema\":1,\"kind\":\"irq\"", fb);
+	fputs("{\"schema\":1,\"kind\":\"irq\",\"cpus\":[", fc);
+	for (int i = 0; i < N; i++) {
+		fprintf(fa, ",\"s%d\":{\"p50_ns\":1,\"p99_ns\":1,\"samples_ns\":[%d]}", i, i);
+		fprintf(fb, ",\"s%d\":{\"p50_ns\":1,\"p99_ns\":1,\"samples_ns\":[%d]}",
+			N - 1 - i, 2 * (N - 1 - i));
+		fprintf(fc, "{\"cpu\":%d,\"p50_ns\":1,\"p99_ns\":1},", i);
+	}
+	/* the same name twice in one document, far apart */
+	fputs("{\"cpu\":17,\"p50_ns\":1,\"p99_ns\":1}]}", fc);
+	fputs("}", fa);
+	fputs("}", fb);
+	ASSERT_EQ(0, fclose(fa));
+	ASSERT_EQ(0, fclose(fb));
+	ASSERT_EQ(0, fclose(fc));
+	ASSERT_EQ(0, ls_jr_parse(&docs[0], "a.json", a, la, NULL, &err));
+	ASSERT_EQ(0, ls_jr_parse(&docs[1], "b.json", b, lb, NULL, &err));
+	ASSERT_EQ(0, ls_series_collect_docs(docs, 2, &set, &err));
+	ASSERT_EQ(N, set.n);
+	for (int i = 0; i < N; i++) {
+		const struct ls_series *x;
+
+		snprintf(name, sizeof(name), "s%d", i);
+		x = ls_series_find(&set, name);
+		ASSERT_NE(NULL, x);
+		ASSERT_EQ(&set.v[i], x);	/* discovery order kept */
+		ASSERT_EQ(2, x->nvals);
+		ASSERT_EQ(i, x->vals[0]);
+		ASSERT_EQ(2 * i, x->vals[1]);
+	}
+	ASSERT_EQ(NULL, ls_series_find(&set, "s5000"));
+	ASSERT_EQ(NULL, ls_series_find(&set, ""));
+	ls_series_free(&set);
+	ls_jr_free(&docs[0]);
+	ls_jr_free(&docs[1]);
+	ASSERT_EQ(0, ls_jr_parse(&docs[0], "c.json", c, lc, NULL, &err));
+	ASSERT_EQ(-1, ls_series_collect(&docs[0], &set, &err));
+	ASSERT_NE(NULL, strstr(err.msg, "cpus[cpu=17]: two distributions with the same name"));
+	ls_jr_free(&docs[0]);
+	free(a);
+	free(b);
+	free(c);
 }
 
 TEST_HARNESS_MAIN

@@ -4,6 +4,7 @@
 #include "signif.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +75,51 @@ static int check_count(struct walker *w, const struct ls_jv *summary, const char
 	return 0;
 }
 
+/* FNV-1a of a series name: the index's hash. */
+static size_t name_hash(const char *s)
+{
+	uint64_t h = 14695981039346656037ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return (size_t)h;
+}
+
+/* Put series i into the name index (linear probing; the index has room). */
+static void index_put(struct ls_series_set *set, size_t i)
+{
+	size_t k = name_hash(set->v[i].name) & (set->hcap - 1);
+
+	while (set->hidx[k])
+		k = (k + 1) & (set->hcap - 1);
+	set->hidx[k] = i + 1;
+}
+
+/*
+ * Index the newest series, growing the index to four times the series
+ * when it would be over half full, so a lookup stays O(1): compare with
+ * 40,000 series was quadratic with a linear search (6.4 s).
+ */
+static int index_add(struct ls_series_set *set)
+{
+	if (2 * set->n > set->hcap) {
+		size_t ncap = 64;
+
+		while (ncap < 4 * set->n)
+			ncap *= 2;
+		free(set->hidx);
+		set->hidx = calloc(ncap, sizeof(*set->hidx));
+		set->hcap = set->hidx ? ncap : 0;
+		if (!set->hidx)
+			return -1;
+		for (size_t i = 0; i < set->n; i++)
+			index_put(set, i);
+		return 0;
+	}
+	index_put(set, set->n - 1);
+	return 0;
+}
+
 /* Add a series named path, or pool it into the one of an earlier document. */
 static int add(struct walker *w, const char *path, const struct ls_jv *summary,
 	       const struct ls_jv *samples)
@@ -104,6 +150,8 @@ static int add(struct walker *w, const char *path, const struct ls_jv *summary,
 		snprintf(s->name, sizeof(s->name), "%s", name);
 		s->p50_ns = NAN;
 		s->p99_ns = NAN;
+		if (index_add(w->set))
+			return ls_errf(w->err, "%s: out of memory (series index)", w->doc->name);
 	}
 	s->last_doc = w->doc_index;
 	if (summary) {
@@ -303,19 +351,28 @@ void ls_series_free(struct ls_series_set *set)
 	for (size_t i = 0; i < set->n; i++)
 		free(set->v[i].vals);
 	free(set->v);
+	free(set->hidx);
 	set->v = NULL;
+	set->hidx = NULL;
 	set->n = 0;
 	set->cap = 0;
+	set->hcap = 0;
 }
 
 /* Find a series by name. */
 const struct ls_series *ls_series_find(const struct ls_series_set *set,
 				       const char *name)
 {
-	for (size_t i = 0; i < set->n; i++) {
-		if (!strcmp(set->v[i].name, name))
-			return &set->v[i];
+	if (!set->hcap) {		/* no index: a set not built by add() */
+		for (size_t i = 0; i < set->n; i++)
+			if (!strcmp(set->v[i].name, name))
+				return &set->v[i];
+		return NULL;
 	}
+	for (size_t k = name_hash(name) & (set->hcap - 1); set->hidx[k];
+	     k = (k + 1) & (set->hcap - 1))
+		if (!strcmp(set->v[set->hidx[k] - 1].name, name))
+			return &set->v[set->hidx[k] - 1];
 	return NULL;
 }
 

@@ -37,6 +37,8 @@ struct ls_series_set {
 	struct ls_series *v;
 	size_t n;
 	size_t cap;
+	size_t *hidx;			/* name hash -> index + 1 (0 empty), open */
+	size_t hcap;			/* addressing; a power of two > 2 n */
 	size_t ndocs;
 	char kind[32];			/* the documents' "kind" */
 	double schema;			/* the documents' "schema" */

@@ -333,38 +333,54 @@ int ls_quantile_test(const double *a, size_t na, const double *b, size_t nb,
 	return ret;
 }
 
-/* Holm step-down adjusted p-values. */
+/* A p-value and its test's index, for sorting. */
+struct holm_p {
+	double p;
+	size_t i;
+};
+
+/* Ascending p (NaN last), ties in test order: the sort is then stable. */
+static int holm_cmp(const void *a, const void *b)
+{
+	const struct holm_p *x = a, *y = b;
+	bool xn = isnan(x->p), yn = isnan(y->p);
+
+	if (xn != yn)
+		return xn ? 1 : -1;
+	if (!xn && x->p != y->p)
+		return x->p < y->p ? -1 : 1;
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+/*
+ * Holm step-down adjusted p-values. O(n log n): compare runs two tests per
+ * distribution, and a fleet's documents hold tens of thousands (an
+ * insertion sort here made 80,000 take seconds).
+ */
 int ls_holm_adjust(const double *p, size_t n, double *adj, struct ls_err *err)
 {
-	size_t *idx;
+	struct holm_p *v;
 	double run = 0;
 
 	if (!n)
 		return 0;
-	idx = malloc(n * sizeof(*idx));
-	if (!idx)
+	v = malloc(n * sizeof(*v));
+	if (!v)
 		return ls_errf(err, "out of memory");
-	for (size_t i = 0; i < n; i++)
-		idx[i] = i;
-	/* insertion sort by p: n is the number of tests, small */
-	for (size_t i = 1; i < n; i++) {
-		size_t k = idx[i], j = i;
-
-		while (j > 0 && p[idx[j - 1]] > p[k]) {
-			idx[j] = idx[j - 1];
-			j--;
-		}
-		idx[j] = k;
-	}
 	for (size_t i = 0; i < n; i++) {
-		double v = (double)(n - i) * p[idx[i]];
-
-		if (v > 1)
-			v = 1;
-		if (v > run)
-			run = v;
-		adj[idx[i]] = run;
+		v[i].p = p[i];
+		v[i].i = i;
 	}
-	free(idx);
+	qsort(v, n, sizeof(*v), holm_cmp);
+	for (size_t i = 0; i < n; i++) {
+		double a = (double)(n - i) * v[i].p;
+
+		if (a > 1)
+			a = 1;
+		if (a > run)
+			run = a;
+		adj[v[i].i] = run;
+	}
+	free(v);
 	return 0;
 }
