@@ -36,13 +36,15 @@ struct ls_cfg {
 	u32 nr_tasks;
 	pid_t tasks[LS_MAX_TASKS];	/* init-namespace thread ids */
 	u32 ring_kib;			/* per CPU; 0 = no records */
+	bool no_hist;			/* records only: histograms not kept */
 	struct cpumask cpus;		/* INTERFERENCE CPUs */
 };
 
-/* Per-CPU record ring: one producer (this CPU, IRQs off), one reader. */
+/*
+ * Per-CPU record ring: one producer (this CPU, IRQs off), one reader. Its
+ * cursors live in struct ls_pcpu, so a record touches only its slot's page.
+ */
 struct ls_ring {
-	u64 head ____cacheline_aligned;	/* next slot the producer writes */
-	u64 tail ____cacheline_aligned;	/* next slot the reader reads */
 	u32 mask;			/* slots - 1, slots a power of two */
 	u32 wake;			/* fill that wakes the reader (LS_RING_WAKE_DIV) */
 	struct ls_record rec[] ____cacheline_aligned;
@@ -57,14 +59,20 @@ struct ls_ring {
 struct ls_pcpu {
 	struct ls_hist *hist;		/* LS_NR_SLOTS histograms (vmalloc) */
 	struct ls_ring *ring;		/* NULL when records are off */
+	u32 ring_mask;			/* ring->mask, beside the cursors */
+	u32 ring_wake;			/* ring->wake */
 	u64 written;			/* records written into ring */
 	u64 drops;			/* records lost: ring full */
+	u64 ring_head;			/* next slot the producer writes */
+	u64 ring_tail ____cacheline_aligned;	/* next slot the reader reads */
 	/* The observer's own cost on this CPU, per handler (ls_obs_end()). */
 	struct ls_obs_cell obs[LS_NR_HANDLERS];
+	u32 obs_est[LS_NR_HANDLERS];	/* ns per call: EWMA of the timed ones */
+	u32 obs_rng;			/* xorshift32 state: which calls are timed */
 
 	/* Intervals in flight, cleared by ls_pcpu_clear_transient(). */
 	struct_group(transient,
-	u64 hard_start;			/* watched hardirq entry, 0 = none */
+	u64 hard_start ____cacheline_aligned;			/* watched hardirq entry, 0 = none */
 	u32 hard_idx;			/* its index in cfg->irqs */
 	u32 intf_irq;			/* IRQ of the INTERFERENCE hardirq */
 	u64 intf_start;			/* INTERFERENCE hardirq entry */
@@ -108,10 +116,7 @@ int ls_wakeup_hook_init(void);
 void ls_wakeup_hook_exit(void);
 
 /* latsplit_ring.c */
-void ls_emit(struct ls_pcpu *pc, u32 slot, u16 stage, u64 start, u64 end,
-	     u32 id, u32 aux, u16 flags);
-void ls_emit_record(struct ls_pcpu *pc, u16 stage, u64 start, u64 end,
-		    u32 id, u32 aux, u16 flags);
+void ls_ring_wake_reader(void);
 int ls_rings_alloc(struct ls_ring **rings, u32 kib);
 void ls_rings_free(struct ls_ring **rings);
 void ls_rings_install(struct ls_ring **rings);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * latsplit.ko: the debugfs interface, /sys/kernel/debug/latsplit/:
- *   control  (w)  verbs: irqs, cpus, tasks, ring, enable, disable, reset
+ *   control  (w)  verbs: irqs, cpus, tasks, ring, hist, enable, disable, reset
  *   config   (r)  the current configuration, "key value" lines
  *   hist     (r)  struct ls_hist_header + nr_cpus * LS_NR_SLOTS struct ls_hist
  *   stats    (r)  per CPU and slot: count, sum, max, mean (text)

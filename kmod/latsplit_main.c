@@ -56,6 +56,7 @@ unsigned long ls_completion_max_ns;
 static DEFINE_MUTEX(ls_ctl_mutex);	/* the control path */
 static struct ls_cfg *ls_cur;		/* current configuration (ls_ctl_mutex) */
 static bool ls_enabled;			/* ls_is_enabled() outside ls_ctl_mutex */
+static bool ls_hist_off;		/* ls_cur->no_hist outside ls_ctl_mutex */
 static enum cpuhp_state ls_cpuhp_state;
 
 /* True while tracing is on. */
@@ -76,6 +77,8 @@ u32 ls_hdr_flags(void)
 		f |= LS_HDR_F_PREEMPT_RT;
 	if (ls_wakeup_hook_armed())
 		f |= LS_HDR_F_WAKEUP_HOOK;
+	if (READ_ONCE(ls_hist_off))
+		f |= LS_HDR_F_NO_HIST;
 	return f;
 }
 
@@ -142,6 +145,7 @@ struct ls_ctl_req {
 	struct ls_cfg cfg;
 	bool irqs_changed;
 	bool ring_changed;
+	bool hist_changed;
 	bool reset;
 	int enable;			/* -1 unchanged, 0 disable, 1 enable */
 };
@@ -250,6 +254,23 @@ static int ls_verb_ring(struct ls_ctl_req *req, char *arg)
 	return 0;
 }
 
+/* `hist on|off`: keep the histograms, or records only. */
+static int ls_verb_hist(struct ls_ctl_req *req, char *arg)
+{
+	bool off;
+
+	if (!strcmp(arg, "on"))
+		off = false;
+	else if (!strcmp(arg, "off"))
+		off = true;
+	else
+		return -EINVAL;
+	if (off != req->cfg.no_hist)
+		req->hist_changed = true;
+	req->cfg.no_hist = off;
+	return 0;
+}
+
 /* Parse one line "VERB [ARG]" into req. */
 static int ls_parse_line(struct ls_ctl_req *req, char *line)
 {
@@ -280,6 +301,8 @@ static int ls_parse_line(struct ls_ctl_req *req, char *line)
 		return ls_verb_tasks(req, arg);
 	if (!strcmp(verb, "ring"))
 		return ls_verb_ring(req, arg);
+	if (!strcmp(verb, "hist"))
+		return ls_verb_hist(req, arg);
 	return -EINVAL;
 }
 
@@ -296,6 +319,9 @@ static int ls_commit(struct ls_ctl_req *req)
 	u32 i;
 	int err;
 
+	/* records only, without a ring, would keep nothing */
+	if (req->cfg.no_hist && !req->cfg.ring_kib)
+		return -EINVAL;
 	on = req->enable < 0 ? was_on : req->enable;
 	cfg = kmemdup(&req->cfg, sizeof(*cfg), GFP_KERNEL);
 	if (!cfg)
@@ -330,8 +356,9 @@ static int ls_commit(struct ls_ctl_req *req)
 		ls_rings_install(rings);	/* rings[] now holds the old ones */
 	old = ls_cur;
 	ls_cur = cfg;
-	if (req->irqs_changed || req->reset)
-		ls_hist_reset();	/* IRQ slots change meaning */
+	if (req->irqs_changed || req->hist_changed || req->reset)
+		ls_hist_reset();	/* IRQ slots change meaning; none kept */
+	WRITE_ONCE(ls_hist_off, cfg->no_hist);
 	if (req->reset)
 		ls_obs_reset();
 	if (req->reset || req->ring_changed)
@@ -434,6 +461,7 @@ int ls_cfg_show(struct seq_file *m)
 		seq_printf(m, "cpus %*pbl\n", cpumask_pr_args(&c->cpus));
 	ls_show_list(m, "tasks", (const u32 *)c->tasks, c->nr_tasks);
 	seq_printf(m, "ring_kib %u\n", c->ring_kib);
+	seq_printf(m, "hist %s\n", c->no_hist ? "off" : "on");
 	seq_printf(m, "ring_records %zu\n", c->ring_kib ?
 		   (size_t)rounddown_pow_of_two((size_t)c->ring_kib * 1024 /
 						sizeof(struct ls_record)) : 0);

@@ -63,6 +63,68 @@ void ls_tasks_clear(void)
 	}
 }
 
+/*
+ * Put one record into this CPU's ring, if records are on. IRQs off. Inlined
+ * into the probes and with the cursors in struct ls_pcpu, a record touches
+ * the pages the probe already holds and its slot's: under an emulator every
+ * further page is a TLB refill, the main part of a probe's cost there.
+ */
+static __always_inline void ls_emit_record(struct ls_pcpu *pc, u16 stage,
+					   u64 start, u64 end, u32 id, u32 aux,
+					   u16 flags)
+{
+	struct ls_ring *ring = pc->ring;
+	struct ls_record *r;
+	u64 head;
+
+	if (!ring)
+		return;
+	head = pc->ring_head;
+	if (head - smp_load_acquire(&pc->ring_tail) > pc->ring_mask) {
+		pc->drops++;
+		return;
+	}
+	r = &ring->rec[head & pc->ring_mask];
+	r->start_ns = start;
+	r->end_ns = end;
+	r->cpu = smp_processor_id();
+	r->stage = stage;
+	r->flags = flags;
+	r->id = id;
+	r->aux = aux;
+	smp_store_release(&pc->ring_head, head + 1);
+	pc->written++;
+	/* Below the mark the reader collects on its timeout: no wakeup. */
+	if (unlikely(head + 1 - READ_ONCE(pc->ring_tail) >= pc->ring_wake))
+		ls_ring_wake_reader();
+}
+
+/*
+ * Account one stage instance in its histogram, unless cfg keeps records
+ * only, and in the ring when records are on. IRQs off. A histogram is
+ * 4 KiB per slot, so its update touches a page of its own: a run that
+ * reads only records (breakdown) turns them off.
+ */
+static __always_inline void ls_emit(const struct ls_cfg *cfg, struct ls_pcpu *pc,
+				    u32 slot, u16 stage, u64 start, u64 end,
+				    u32 id, u32 aux, u16 flags)
+{
+	/* A start stamped on another CPU may be a hair ahead: clamp. */
+	if (unlikely(start > end))
+		start = end;
+	if (!cfg->no_hist) {
+		struct ls_hist *h = &pc->hist[slot];
+		u64 d = end - start;
+
+		h->count++;
+		h->sum_ns += d;
+		if (d > h->max_ns)
+			h->max_ns = d;
+		h->buckets[ls_hist_bucket(d)]++;
+	}
+	ls_emit_record(pc, stage, start, end, id, aux, flags);
+}
+
 /* Index of irq in the watched list, or -1. */
 static __always_inline int ls_irq_idx(const struct ls_cfg *cfg, int irq)
 {
@@ -96,21 +158,25 @@ static __always_inline void __ls_tp_irq_entry(void *data, int irq, struct irqact
 {
 	const struct ls_cfg *cfg = rcu_dereference_sched(ls_active);
 	struct ls_pcpu *pc;
+	bool intf;
 	u64 now;
 	int idx;
 
 	if (!cfg)
 		return;
 	pc = this_cpu_ptr(ls_pcpu);
-	now = ktime_get_ns();
 	/* A hardirq that interrupts a softirq run is nested in it. */
 	if (pc->run_vec)
 		pc->run_nested++;
-	if (ls_intf_cpu(cfg)) {
+	intf = ls_intf_cpu(cfg);
+	idx = ls_irq_idx(cfg, irq);
+	if (!intf && idx < 0)
+		return;
+	now = ktime_get_ns();
+	if (intf) {
 		pc->intf_start = now;
 		pc->intf_irq = irq;
 	}
-	idx = ls_irq_idx(cfg, irq);
 	if (idx < 0)
 		return;
 	pc->hard_start = now;
@@ -143,14 +209,14 @@ static __always_inline void __ls_tp_irq_exit(void *data, int irq, struct irqacti
 		return;
 	now = ktime_get_ns();
 	if (pc->intf_start && pc->intf_irq == (u32)irq) {
-		ls_emit(pc, LS_SLOT_INTERFERENCE, LS_STAGE_INTERFERENCE,
+		ls_emit(cfg, pc, LS_SLOT_INTERFERENCE, LS_STAGE_INTERFERENCE,
 			pc->intf_start, now, irq, 0, flags);
 		pc->intf_start = 0;
 	}
 	idx = pc->hard_idx;
 	if (!pc->hard_start || idx >= cfg->nr_irqs || cfg->irqs[idx] != (u32)irq)
 		return;
-	ls_emit(pc, LS_SLOT_HARDIRQ + idx, LS_STAGE_HARDIRQ, pc->hard_start,
+	ls_emit(cfg, pc, LS_SLOT_HARDIRQ + idx, LS_STAGE_HARDIRQ, pc->hard_start,
 		now, irq, 0, flags);
 	pc->hard_start = 0;
 	if (ret & IRQ_WAKE_THREAD)
@@ -222,7 +288,7 @@ static __always_inline void __ls_tp_softirq_entry(void *data, unsigned int vec)
 		t = pc->raise_ts[vec];
 		pc->raise_ts[vec] = 0;
 		if (t)
-			ls_emit(pc, LS_SLOT_SOFTIRQ_WAIT + vec,
+			ls_emit(cfg, pc, LS_SLOT_SOFTIRQ_WAIT + vec,
 				LS_STAGE_SOFTIRQ_WAIT, t, now, vec, 0,
 				pc->run_flags);
 	}
@@ -251,10 +317,10 @@ static __always_inline void __ls_tp_softirq_exit(void *data, unsigned int vec)
 	now = ktime_get_ns();
 	flags = pc->run_flags | (pc->run_nested ? LS_REC_F_NESTED : 0);
 	if (LS_SOFTIRQ_WATCHED_MASK & BIT(vec))
-		ls_emit(pc, LS_SLOT_SOFTIRQ_RUN + vec, LS_STAGE_SOFTIRQ_RUN,
+		ls_emit(cfg, pc, LS_SLOT_SOFTIRQ_RUN + vec, LS_STAGE_SOFTIRQ_RUN,
 			pc->run_start, now, vec, pc->run_nested, flags);
 	if (pc->run_intf)
-		ls_emit(pc, LS_SLOT_INTERFERENCE, LS_STAGE_INTERFERENCE,
+		ls_emit(cfg, pc, LS_SLOT_INTERFERENCE, LS_STAGE_INTERFERENCE,
 			pc->run_start, now, LS_ID_SOFTIRQ_BASE + vec,
 			pc->run_nested, flags);
 	pc->run_vec = 0;
@@ -290,7 +356,7 @@ static __always_inline void __ls_tp_napi_poll(void *data, struct napi_struct *na
 	now = ktime_get_ns();
 	if (pc->napi_mark && pc->run_vec == LS_SOFTIRQ_NET_RX + 1) {
 		nested = pc->run_nested - pc->napi_nested;
-		ls_emit(pc, LS_SLOT_NAPI_POLL, LS_STAGE_NAPI_POLL, pc->napi_mark,
+		ls_emit(cfg, pc, LS_SLOT_NAPI_POLL, LS_STAGE_NAPI_POLL, pc->napi_mark,
 			now, READ_ONCE(napi->napi_id), w,
 			pc->run_flags | (nested ? LS_REC_F_NESTED : 0));
 		pc->napi_mark = now;
@@ -301,7 +367,7 @@ static __always_inline void __ls_tp_napi_poll(void *data, struct napi_struct *na
 		u64 start = pc->comp_start[i];
 
 		if (i < cfg->nr_irqs && now - start <= ls_completion_max_ns)
-			ls_emit(pc, LS_SLOT_COMPLETION + i, LS_STAGE_COMPLETION,
+			ls_emit(cfg, pc, LS_SLOT_COMPLETION + i, LS_STAGE_COMPLETION,
 				start, now, cfg->irqs[i], w, pc->run_flags);
 		pc->comp_start[i] = 0;
 	}
@@ -335,7 +401,7 @@ static __always_inline void __ls_tp_sched_switch(void *data, bool preempt,
 			break;
 		if (next->pid == cfg->irq_thread[i]) {
 			now = ktime_get_ns();
-			ls_emit(pc, LS_SLOT_IRQ_THREAD + i, LS_STAGE_IRQ_THREAD,
+			ls_emit(cfg, pc, LS_SLOT_IRQ_THREAD + i, LS_STAGE_IRQ_THREAD,
 				pc->thr_start[i], now, cfg->irqs[i], 0,
 				LS_REC_F_RT_THREAD);
 			pc->thr_start[i] = 0;
@@ -378,11 +444,11 @@ static __always_inline void __ls_tp_sched_switch(void *data, bool preempt,
 	now = now ?: ktime_get_ns();
 	t = atomic64_xchg(&ls_task[i].wake_start, 0);
 	if (t)
-		ls_emit(pc, LS_SLOT_WAKEUP, LS_STAGE_WAKEUP, t, now, next->pid,
+		ls_emit(cfg, pc, LS_SLOT_WAKEUP, LS_STAGE_WAKEUP, t, now, next->pid,
 			0, 0);
 	t = atomic64_xchg(&ls_task[i].preempt_start, 0);
 	if (t)
-		ls_emit(pc, LS_SLOT_PREEMPT, LS_STAGE_PREEMPT, t >> 1, now,
+		ls_emit(cfg, pc, LS_SLOT_PREEMPT, LS_STAGE_PREEMPT, t >> 1, now,
 			next->pid, 0, (t & 1) ? LS_REC_F_PREEMPTED : 0);
 }
 
@@ -506,32 +572,73 @@ static __always_inline void __ls_tp_tx_skb(void *data, const struct sk_buff *skb
 {
 	const struct ls_cfg *cfg = rcu_dereference_sched(ls_active);
 	int net = skb_network_offset(skb);
+	unsigned long fl;
 	u32 qpn, aux;
 	u64 now;
 
 	/* an IP packet has its network header set by the IP output path */
 	if (!cfg || !cfg->ring_kib || net < 0 || !ls_roce_bth(skb, net, &qpn, &aux))
 		return;
+	/* IRQs off: a hardirq's probe writes the same ring */
+	local_irq_save(fl);
 	now = ktime_get_ns();
 	ls_emit_record(this_cpu_ptr(ls_pcpu), LS_STAGE_TX_PKT, now, now, qpn,
 		       aux, 0);
+	local_irq_restore(fl);
 }
 
 /*
- * The observer's own cost: every probe runs inside ls_obs_wrap's frame,
- * with IRQs off from the first clock read to the last, so no other probe
- * nests inside it on this CPU and the per-CPU sum is wall time taken from
- * that CPU. Counted only while tracing is on.
+ * The observer's own cost, sampled: every call is counted, and one in
+ * LS_OBS_SAMPLE runs inside a timed frame with IRQs off from the first
+ * clock read to the last (no other probe nests in it on this CPU). An
+ * untimed call adds the handler's running mean on this CPU, an EWMA of the
+ * timed calls with weight 1/8, so a cell's ns stays monotonic and its sum
+ * estimates the wall time taken from that CPU. The timed calls are drawn
+ * by a per-CPU xorshift, not every n-th, so the regular pattern of calls a
+ * probe sample makes cannot alias with the choice; a cell with no estimate
+ * yet times its next call. A timed call pays its own frame, so the mean
+ * errs high. Counted only while tracing is on.
  */
-static __always_inline void ls_obs_end(unsigned int h, u64 t0)
-{
-	struct ls_obs_cell *c = &this_cpu_ptr(ls_pcpu)->obs[h];
+#define LS_OBS_SAMPLE		8	/* one call in 8 timed: a power of two */
 
-	c->ns += ktime_get_ns() - t0;
-	c->hits++;
+/* Draw whether this call of handler h is timed (IRQs may be on). */
+static __always_inline bool ls_obs_pick(unsigned int h)
+{
+	struct ls_pcpu *pc = this_cpu_ptr(ls_pcpu);
+	u32 x = pc->obs_rng;
+
+	if (unlikely(!x))
+		x = 0x9e3779b9U ^ smp_processor_id();
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	pc->obs_rng = x;
+	return !(x & (LS_OBS_SAMPLE - 1)) || !READ_ONCE(pc->obs_est[h]);
 }
 
-/* Define probe `name` as body `__name` timed for handler h (see ls_obs_end). */
+/* Close a timed call of handler h begun at t0. IRQs off. */
+static __always_inline void ls_obs_end(unsigned int h, u64 t0)
+{
+	struct ls_pcpu *pc = this_cpu_ptr(ls_pcpu);
+	struct ls_obs_cell *c = &pc->obs[h];
+	u64 d = ktime_get_ns() - t0;
+	u32 est = pc->obs_est[h], d32 = min_t(u64, d, U32_MAX);
+
+	c->ns += d;
+	c->hits++;
+	/* est += (d - est) / 8, kept in u32 ns; the first sets it outright */
+	est = est ? est - (est >> 3) + (d32 >> 3) : d32;
+	WRITE_ONCE(pc->obs_est[h], est);
+}
+
+/* Count an untimed call of handler h at its estimate (IRQ-safe adds). */
+static __always_inline void ls_obs_guess(unsigned int h)
+{
+	this_cpu_inc(ls_pcpu->obs[h].hits);
+	this_cpu_add(ls_pcpu->obs[h].ns, this_cpu_read(ls_pcpu->obs_est[h]));
+}
+
+/* Define probe `name` as body `__name`, its cost sampled (see above). */
 #define LS_OBS_PROBE(h, name, proto, args)				\
 static void name proto							\
 {									\
@@ -540,6 +647,11 @@ static void name proto							\
 									\
 	if (!rcu_access_pointer(ls_active))				\
 		return;							\
+	if (!ls_obs_pick(h)) {						\
+		__##name args;						\
+		ls_obs_guess(h);					\
+		return;							\
+	}								\
 	local_irq_save(fl);						\
 	t0 = ktime_get_ns();						\
 	__##name args;							\
@@ -728,6 +840,11 @@ static __always_inline int ls_comp_timed(unsigned int h,
 
 	if (!rcu_access_pointer(ls_active))
 		return body(ri, regs);
+	if (!ls_obs_pick(h)) {
+		ret = body(ri, regs);
+		ls_obs_guess(h);
+		return ret;
+	}
 	local_irq_save(fl);
 	t0 = ktime_get_ns();
 	ret = body(ri, regs);

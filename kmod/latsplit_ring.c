@@ -12,6 +12,7 @@
 #include <linux/irq_work.h>
 #include <linux/mutex.h>
 #include <linux/poll.h>
+#include <linux/random.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -33,59 +34,18 @@ static DEFINE_MUTEX(ls_read_mutex);
 /* CPU the next drain starts with, so no CPU's ring starves. */
 static unsigned int ls_read_next_cpu;
 
-/* Put one record into this CPU's ring, if records are on. IRQs off. */
-void ls_emit_record(struct ls_pcpu *pc, u16 stage, u64 start, u64 end,
-		    u32 id, u32 aux, u16 flags)
+/*
+ * A producer filled its ring to the wake mark (ls_emit_record()): queue a
+ * wakeup if a reader sleeps. IRQs off.
+ */
+void ls_ring_wake_reader(void)
 {
-	struct ls_ring *ring = pc->ring;
-	struct ls_record *r;
-	u64 head;
-
-	if (!ring)
-		return;
-	head = ring->head;
-	if (head - smp_load_acquire(&ring->tail) > ring->mask) {
-		pc->drops++;
-		return;
-	}
-	r = &ring->rec[head & ring->mask];
-	r->start_ns = start;
-	r->end_ns = end;
-	r->cpu = smp_processor_id();
-	r->stage = stage;
-	r->flags = flags;
-	r->id = id;
-	r->aux = aux;
-	smp_store_release(&ring->head, head + 1);
-	pc->written++;
-	/* Below the mark the reader collects on its timeout: no wakeup. */
-	if (likely(head + 1 - READ_ONCE(ring->tail) < ring->wake))
-		return;
 	/* Pairs with smp_mb() in ls_reader_prepare_wait(). */
 	smp_mb();
 	if (unlikely(READ_ONCE(ls_reader_waiting))) {
 		WRITE_ONCE(ls_reader_waiting, 0);
 		irq_work_queue(&ls_wake_work);
 	}
-}
-
-/* Account one stage instance in its histogram and, if on, the ring. IRQs off. */
-void ls_emit(struct ls_pcpu *pc, u32 slot, u16 stage, u64 start, u64 end,
-	     u32 id, u32 aux, u16 flags)
-{
-	struct ls_hist *h = &pc->hist[slot];
-	u64 d;
-
-	/* A start stamped on another CPU may be a hair ahead: clamp. */
-	if (unlikely(start > end))
-		start = end;
-	d = end - start;
-	h->count++;
-	h->sum_ns += d;
-	if (d > h->max_ns)
-		h->max_ns = d;
-	h->buckets[ls_hist_bucket(d)]++;
-	ls_emit_record(pc, stage, start, end, id, aux, flags);
 }
 
 /* irq_work callback: wake readers (not in the probe: waitqueues take locks). */
@@ -106,15 +66,16 @@ static bool ls_rings_ready(void)
 	unsigned int cpu;
 
 	for_each_possible_cpu(cpu) {
-		struct ls_ring *ring = per_cpu_ptr(ls_pcpu, cpu)->ring;
+		struct ls_pcpu *pc = per_cpu_ptr(ls_pcpu, cpu);
 
-		if (ring && smp_load_acquire(&ring->head) - READ_ONCE(ring->tail) >= ring->wake)
+		if (pc->ring && smp_load_acquire(&pc->ring_head) -
+				READ_ONCE(pc->ring_tail) >= pc->ring_wake)
 			return true;
 	}
 	return false;
 }
 
-/* Announce a sleeping reader, then recheck (pairs with ls_emit's smp_mb). */
+/* Announce a sleeping reader, then recheck (pairs with ls_ring_wake_reader()). */
 static bool ls_reader_prepare_wait(void)
 {
 	WRITE_ONCE(ls_reader_waiting, 1);
@@ -167,6 +128,8 @@ void ls_rings_install(struct ls_ring **rings)
 		struct ls_pcpu *pc = per_cpu_ptr(ls_pcpu, cpu);
 
 		swap(pc->ring, rings[cpu]);
+		pc->ring_mask = pc->ring ? pc->ring->mask : 0;
+		pc->ring_wake = pc->ring ? pc->ring->wake : 0;
 	}
 }
 
@@ -179,10 +142,8 @@ void ls_rings_reset(void)
 	for_each_possible_cpu(cpu) {
 		struct ls_pcpu *pc = per_cpu_ptr(ls_pcpu, cpu);
 
-		if (pc->ring) {
-			WRITE_ONCE(pc->ring->head, 0);
-			WRITE_ONCE(pc->ring->tail, 0);
-		}
+		WRITE_ONCE(pc->ring_head, 0);
+		WRITE_ONCE(pc->ring_tail, 0);
 		pc->written = 0;
 		pc->drops = 0;
 	}
@@ -204,9 +165,14 @@ void ls_obs_reset(void)
 {
 	unsigned int cpu;
 
-	for_each_possible_cpu(cpu)
-		memset(per_cpu_ptr(ls_pcpu, cpu)->obs, 0,
-		       sizeof(per_cpu_ptr(ls_pcpu, cpu)->obs));
+	for_each_possible_cpu(cpu) {
+		struct ls_pcpu *pc = per_cpu_ptr(ls_pcpu, cpu);
+
+		memset(pc->obs, 0, sizeof(pc->obs));
+		memset(pc->obs_est, 0, sizeof(pc->obs_est));
+		/* xorshift32 never leaves 0: seed every CPU apart, non-zero */
+		pc->obs_rng = get_random_u32() | 1;
+	}
 }
 
 /* True while a reader has `records` open (rings cannot be resized then). */
@@ -215,10 +181,11 @@ bool ls_records_busy(void)
 	return test_bit(0, &ls_records_open);
 }
 
-/* Copy up to max records of one ring to buf; returns records copied or -EFAULT. */
-static ssize_t ls_ring_copy(struct ls_ring *ring, char __user *buf, size_t max)
+/* Copy up to max records of one CPU's ring to buf; returns records copied or -EFAULT. */
+static ssize_t ls_ring_copy(struct ls_pcpu *pc, char __user *buf, size_t max)
 {
-	u64 tail = ring->tail, head = smp_load_acquire(&ring->head);
+	struct ls_ring *ring = pc->ring;
+	u64 tail = pc->ring_tail, head = smp_load_acquire(&pc->ring_head);
 	size_t n = min_t(u64, head - tail, max), done = 0;
 
 	while (done < n) {
@@ -231,7 +198,7 @@ static ssize_t ls_ring_copy(struct ls_ring *ring, char __user *buf, size_t max)
 		done += chunk;
 	}
 	/* The slots are free for the producer only after the copy. */
-	smp_store_release(&ring->tail, tail + n);
+	smp_store_release(&pc->ring_tail, tail + n);
 	return n;
 }
 
@@ -244,16 +211,16 @@ static ssize_t ls_records_drain(char __user *buf, size_t count)
 
 	mutex_lock(&ls_read_mutex);
 	for (i = 0; i < nr_cpu_ids && got < max; i++, cpu++) {
-		struct ls_ring *ring;
+		struct ls_pcpu *pc;
 
 		if (cpu >= nr_cpu_ids)
 			cpu = 0;
 		if (!cpu_possible(cpu))
 			continue;
-		ring = per_cpu_ptr(ls_pcpu, cpu)->ring;
-		if (!ring)
+		pc = per_cpu_ptr(ls_pcpu, cpu);
+		if (!pc->ring)
 			continue;
-		n = ls_ring_copy(ring, buf + got * sizeof(struct ls_record),
+		n = ls_ring_copy(pc, buf + got * sizeof(struct ls_record),
 				 max - got);
 		if (n < 0) {
 			mutex_unlock(&ls_read_mutex);

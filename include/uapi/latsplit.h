@@ -251,6 +251,7 @@ struct ls_record {
 #define LS_HDR_F_ENABLED	0x0001	/* tracing was on at the snapshot */
 #define LS_HDR_F_PREEMPT_RT	0x0002	/* kernel built with PREEMPT_RT */
 #define LS_HDR_F_WAKEUP_HOOK	0x0004	/* ib_uverbs_comp_handler hook armed */
+#define LS_HDR_F_NO_HIST	0x0008	/* records only: histograms not kept */
 
 struct ls_hist_header {
 	__u32 magic;		/* LS_HIST_MAGIC */
@@ -271,8 +272,9 @@ struct ls_hist_header {
  * The observer's own cost. latsplit.ko counts, per CPU and per handler,
  * how often the handler ran while tracing was on and the time spent inside
  * it (CLOCK_MONOTONIC at its entry to its exit, including the record it
- * wrote); its probes run that frame with IRQs off, so none nests in
- * another and a CPU's sum is wall time taken from it. The eBPF backend
+ * wrote), timing one call in 8 drawn at random and adding the handler's
+ * running mean for the others; a timed call runs with IRQs off, so none
+ * nests in another and a CPU's sum estimates wall time taken from it. The eBPF backend
  * reports the kernel's BPF run-time statistics per handler instead, all
  * CPUs together (Documentation/methodology.rst). The numbering
  * is ABI: latsplit.ko's `observer` file names them.
@@ -314,7 +316,7 @@ enum ls_handler {
 /* One (CPU, handler) cell of the observer's cost. */
 struct ls_obs_cell {
 	__u64 hits;		/* handler invocations while tracing */
-	__u64 ns;		/* time inside them */
+	__u64 ns;		/* time inside them (sampled estimate) */
 };
 
 #endif /* _UAPI_LATSPLIT_H */

@@ -88,6 +88,24 @@ else
 fi
 kmod_tap $N records $W $W/tiny.bin
 
+# `hist off` (records only, as breakdown runs the module): the records flow
+# as before, no histogram counts, the header and config say so; `hist on`
+# counts again.
+check "node$N: ring 64 KiB, hist off, reset, enable, attach a reader" \
+	lab_exec $N "printf 'ring 64\nhist off\nreset\nenable\n' > $KMOD_DIR/control &&
+		grep -qx 'hist off' $KMOD_DIR/config && (cat $KMOD_DIR/records > $W/nohist.bin &) && sleep 1"
+check "ping flood node0 -> node$N (300 packets)" \
+	lab_exec_t 120 0 "ping -f -q -c 300 -W 2 192.0.2.2"
+check "node$N: disable; the reader drains and exits; save hist" \
+	lab_exec_t 60 $N "echo disable > $KMOD_DIR/control &&
+		for i in \$(seq 100); do pgrep -f 'cat $KMOD_DIR/records' >/dev/null || break; sleep 0.2; done &&
+		! pgrep -f 'cat $KMOD_DIR/records' >/dev/null && cat $KMOD_DIR/hist > $W/hist.bin"
+check "node$N: hist on, reset, enable; ping (100 packets); disable; save hist" \
+	lab_exec_t 120 $N "printf 'hist on\nreset\nenable\n' > $KMOD_DIR/control &&
+		grep -qx 'hist on' $KMOD_DIR/config && ping -q -c 100 -i 0.01 192.0.2.1 >/dev/null &&
+		echo disable > $KMOD_DIR/control && cat $KMOD_DIR/hist > $W/hist-on.bin"
+kmod_tap $N nohist $W $W/nohist.bin $W/hist-on.bin
+
 check "node$N: rmmod latsplit" lab_exec $N "rmmod latsplit"
 kmod_dmesg_ok $N
 done_testing

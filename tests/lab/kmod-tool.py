@@ -53,6 +53,7 @@ WATCHED_VECS = {2, 3, 5, 6}     # NET_TX, NET_RX, IRQ_POLL, TASKLET
 NET_TX, NET_RX = 2, 3
 SOFTIRQ_BASE = 0x40000000
 F_NESTED, F_THREAD, F_PREEMPTED = 1, 2, 4
+HDR_F_NO_HIST = 8
 
 
 def check_count(what, got, src, want, tol):
@@ -581,6 +582,9 @@ def cmd_bad_inputs(nic_irq):
         (b"tasks " + b",".join(b"1" for _ in range(17)), errno.EINVAL),
         (b"ring 65537", errno.EINVAL), (b"ring -1", errno.EINVAL), (b"ring x", errno.EINVAL),
         (b"ring", errno.EINVAL), (b"enable now", errno.EINVAL), (b"reset 1", errno.EINVAL),
+        (b"hist", errno.EINVAL), (b"hist maybe", errno.EINVAL), (b"hist OFF", errno.EINVAL),
+        (b"hist off on", errno.EINVAL), (b"hist 0", errno.EINVAL),
+        (b"ring 0\nhist off", errno.EINVAL), (b"hist off\nring 0", errno.EINVAL),
         (b"frobnicate", errno.EINVAL), (b"\x00", errno.EINVAL),
         (b"irqs %d\x00cpus 0" % nic_irq, errno.EINVAL),
         (b"\xff\xfe\x01garbage", errno.EINVAL), (b"", errno.EINVAL),
@@ -642,6 +646,27 @@ def cmd_concurrent(writers, rounds):
            "%d torn reads" % tot.get(-1, 0))
 
 
+def cmd_nohist(d, rec_path, on_path):
+    """`hist off`: the records flow as with histograms, none is counted, the
+    header says so; `hist on` again counts (DIR/hist.bin off, ON_PATH on)."""
+    h, hist = read_hist(d + "/hist.bin")
+    recs, tail = read_records(rec_path)
+    result(h["size_ok"] and h["flags"] & HDR_F_NO_HIST,
+           "hist off: the hist header has LS_HDR_F_NO_HIST (flags %#x)" % h["flags"])
+    result(h["size_ok"] and not hist, "hist off: no histogram counted an event",
+           "%d non-empty, e.g. %r" % (len(hist), sorted(hist)[:3]))
+    stages = {r["stage"] for r in recs}
+    result(not tail and h["records"] == len(recs) and h["drops"] == 0 and len(recs) >= 300 and
+           {S_HARDIRQ, S_SRUN, S_NAPI} <= stages,
+           "hist off: %d records written, %d read, no drops, HARDIRQ/SOFTIRQ_RUN/NAPI_POLL among them"
+           % (h["records"], len(recs)), "drops %d, stages %s" % (h["drops"], sorted(stages)))
+    h2, hist2 = read_hist(on_path)
+    n = sum(v[0] for v in hist2.values())
+    result(h2["size_ok"] and not h2["flags"] & HDR_F_NO_HIST and n >= 100,
+           "hist on again: the header flag is gone and the histograms count (%d events)" % n,
+           "flags %#x" % h2["flags"])
+
+
 def cmd_hist(path):
     """Print a JSON summary of a hist file."""
     h, hist = read_hist(path)
@@ -677,6 +702,8 @@ def main(argv):
                     "--ctxsw" in args)
     elif cmd == "hist":
         cmd_hist(args[0])
+    elif cmd == "nohist":
+        cmd_nohist(args[0], args[1], args[2])
     elif cmd == "poll-check":
         cmd_poll_check()
     elif cmd == "bad-inputs":

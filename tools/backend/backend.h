@@ -23,8 +23,8 @@ struct ls_backend_cfg {
 	int32_t pids[LS_MAX_TASKS];		/* named tasks: WAKEUP, PREEMPT */
 	unsigned int nr_pids;
 	unsigned int ring_kib;			/* record ring size; 0 = no records */
-	bool no_hist;				/* records only: the eBPF programs keep
-						 * no histograms (the module ignores it) */
+	bool no_hist;				/* records only (with a ring): no
+						 * histograms are kept */
 	bool verbose;				/* print loader/verifier logs */
 };
 

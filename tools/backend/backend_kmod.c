@@ -129,7 +129,9 @@ static int kmod_open(struct ls_backend **out, const struct ls_backend_cfg *cfg,
 		pids[i] = (uint32_t)cfg->pids[i];
 	fmt_list_u32(line + off, sizeof(line) - off, "tasks", pids, cfg->nr_pids);
 	off = strlen(line);
-	snprintf(line + off, sizeof(line) - off, "\nring %u\nreset\n", cfg->ring_kib);
+	/* records only when the caller reads no histograms (and has a ring) */
+	snprintf(line + off, sizeof(line) - off, "\nring %u\nhist %s\nreset\n",
+		 cfg->ring_kib, cfg->no_hist && cfg->ring_kib ? "off" : "on");
 	if (kmod_verb(b, line, err))
 		goto fail_close;
 	if (cfg->ring_kib) {
@@ -227,6 +229,7 @@ static int kmod_snapshot(struct ls_backend *b, struct ls_snapshot *snap,
 	memcpy(snap->irqs, hdr.irqs, sizeof(snap->irqs));
 	snap->records = hdr.records;
 	snap->drops = hdr.drops;
+	snap->no_hist = !!(hdr.flags & LS_HDR_F_NO_HIST);
 	ret = 0;
 out:
 	free(buf);
