@@ -101,10 +101,28 @@ static __always_inline void ls_emit_record(struct ls_pcpu *pc, u16 stage,
 
 /*
  * Account one stage instance in its histogram, unless cfg keeps records
- * only, and in the ring when records are on. IRQs off. A histogram is
- * 4 KiB per slot, so its update touches a page of its own: a run that
- * reads only records (breakdown) turns them off.
+ * only. A histogram is 4 KiB per slot, so its update touches a page of its
+ * own: a run that reads only records (breakdown) turns them off. IRQs off.
  */
+static __always_inline void ls_hist_add(const struct ls_cfg *cfg,
+					struct ls_pcpu *pc, u32 slot, u64 start,
+					u64 end)
+{
+	struct ls_hist *h;
+	u64 d;
+
+	if (cfg->no_hist)
+		return;
+	h = &pc->hist[slot];
+	d = end - start;
+	h->count++;
+	h->sum_ns += d;
+	if (d > h->max_ns)
+		h->max_ns = d;
+	h->buckets[ls_hist_bucket(d)]++;
+}
+
+/* Account one stage instance in its histogram and, if on, the ring. IRQs off. */
 static __always_inline void ls_emit(const struct ls_cfg *cfg, struct ls_pcpu *pc,
 				    u32 slot, u16 stage, u64 start, u64 end,
 				    u32 id, u32 aux, u16 flags)
@@ -112,17 +130,23 @@ static __always_inline void ls_emit(const struct ls_cfg *cfg, struct ls_pcpu *pc
 	/* A start stamped on another CPU may be a hair ahead: clamp. */
 	if (unlikely(start > end))
 		start = end;
-	if (!cfg->no_hist) {
-		struct ls_hist *h = &pc->hist[slot];
-		u64 d = end - start;
-
-		h->count++;
-		h->sum_ns += d;
-		if (d > h->max_ns)
-			h->max_ns = d;
-		h->buckets[ls_hist_bucket(d)]++;
-	}
+	ls_hist_add(cfg, pc, slot, start, end);
 	ls_emit_record(pc, stage, start, end, id, aux, flags);
+}
+
+/*
+ * A HARDIRQ or SOFTIRQ_RUN that is INTERFERENCE as well (same interval):
+ * both histograms, one record flagged LS_REC_F_INTF. IRQs off.
+ */
+static __always_inline void ls_emit_twin(const struct ls_cfg *cfg,
+					 struct ls_pcpu *pc, u32 slot,
+					 u16 stage, u64 start, u64 end, u32 id,
+					 u32 aux, u16 flags)
+{
+	if (unlikely(start > end))
+		start = end;
+	ls_hist_add(cfg, pc, LS_SLOT_INTERFERENCE, start, end);
+	ls_emit(cfg, pc, slot, stage, start, end, id, aux, flags | LS_REC_F_INTF);
 }
 
 /* Index of irq in the watched list, or -1. */
@@ -199,6 +223,7 @@ static __always_inline void __ls_tp_irq_exit(void *data, int irq, struct irqacti
 	const struct ls_cfg *cfg = rcu_dereference_sched(ls_active);
 	u16 flags = (ret & IRQ_WAKE_THREAD) ? LS_REC_F_RT_THREAD : 0;
 	struct ls_pcpu *pc;
+	bool intf, hard;
 	u64 now;
 	u32 idx;
 
@@ -208,16 +233,25 @@ static __always_inline void __ls_tp_irq_exit(void *data, int irq, struct irqacti
 	if (!pc->hard_start && !pc->intf_start)
 		return;
 	now = ktime_get_ns();
-	if (pc->intf_start && pc->intf_irq == (u32)irq) {
-		ls_emit(cfg, pc, LS_SLOT_INTERFERENCE, LS_STAGE_INTERFERENCE,
-			pc->intf_start, now, irq, 0, flags);
-		pc->intf_start = 0;
-	}
 	idx = pc->hard_idx;
-	if (!pc->hard_start || idx >= cfg->nr_irqs || cfg->irqs[idx] != (u32)irq)
+	intf = pc->intf_start && pc->intf_irq == (u32)irq;
+	hard = pc->hard_start && idx < cfg->nr_irqs && cfg->irqs[idx] == (u32)irq;
+	/* one record when both began at the same entry (the usual case) */
+	if (intf && hard && pc->intf_start == pc->hard_start) {
+		ls_emit_twin(cfg, pc, LS_SLOT_HARDIRQ + idx, LS_STAGE_HARDIRQ,
+			     pc->hard_start, now, irq, 0, flags);
+	} else {
+		if (intf)
+			ls_emit(cfg, pc, LS_SLOT_INTERFERENCE, LS_STAGE_INTERFERENCE,
+				pc->intf_start, now, irq, 0, flags);
+		if (hard)
+			ls_emit(cfg, pc, LS_SLOT_HARDIRQ + idx, LS_STAGE_HARDIRQ,
+				pc->hard_start, now, irq, 0, flags);
+	}
+	if (intf)
+		pc->intf_start = 0;
+	if (!hard)
 		return;
-	ls_emit(cfg, pc, LS_SLOT_HARDIRQ + idx, LS_STAGE_HARDIRQ, pc->hard_start,
-		now, irq, 0, flags);
 	pc->hard_start = 0;
 	if (ret & IRQ_WAKE_THREAD)
 		return;
@@ -316,10 +350,14 @@ static __always_inline void __ls_tp_softirq_exit(void *data, unsigned int vec)
 		goto out;
 	now = ktime_get_ns();
 	flags = pc->run_flags | (pc->run_nested ? LS_REC_F_NESTED : 0);
-	if (LS_SOFTIRQ_WATCHED_MASK & BIT(vec))
+	if ((LS_SOFTIRQ_WATCHED_MASK & BIT(vec)) && pc->run_intf)
+		ls_emit_twin(cfg, pc, LS_SLOT_SOFTIRQ_RUN + vec,
+			     LS_STAGE_SOFTIRQ_RUN, pc->run_start, now, vec,
+			     pc->run_nested, flags);
+	else if (LS_SOFTIRQ_WATCHED_MASK & BIT(vec))
 		ls_emit(cfg, pc, LS_SLOT_SOFTIRQ_RUN + vec, LS_STAGE_SOFTIRQ_RUN,
 			pc->run_start, now, vec, pc->run_nested, flags);
-	if (pc->run_intf)
+	else if (pc->run_intf)
 		ls_emit(cfg, pc, LS_SLOT_INTERFERENCE, LS_STAGE_INTERFERENCE,
 			pc->run_start, now, LS_ID_SOFTIRQ_BASE + vec,
 			pc->run_nested, flags);

@@ -217,6 +217,13 @@ struct ls_record {
 #define LS_REC_F_NESTED		0x0001	/* run time includes nested hardirqs */
 #define LS_REC_F_RT_THREAD	0x0002	/* served by a thread (PREEMPT_RT / threadirqs) */
 #define LS_REC_F_PREEMPTED	0x0004	/* PREEMPT began at a preemption, not a wakeup */
+/*
+ * On a HARDIRQ or SOFTIRQ_RUN record of an INTERFERENCE CPU: the same
+ * interval is INTERFERENCE too (id the IRQ, or LS_ID_SOFTIRQ_BASE + the
+ * vector; same aux and flags). latsplit.ko writes one record for both;
+ * its reader (the tool's kmod backend) hands on the two, this flag clear.
+ */
+#define LS_REC_F_INTF		0x0008
 
 /* RX_PKT: the RoCEv2 UDP port, and the fields of a record's aux. */
 #define LS_ROCE_UDP_PORT	4791

@@ -54,4 +54,39 @@ TEST(names_in_and_out_of_range)
 	EXPECT_EQ(NULL, ls_handler_name(LS_NR_HANDLERS));
 }
 
+TEST(twinned_records_split_into_their_interference)
+{
+	struct ls_record r = { .start_ns = 10, .end_ns = 25, .cpu = 1,
+			       .stage = LS_STAGE_HARDIRQ, .id = 36, .aux = 0,
+			       .flags = LS_REC_F_INTF | LS_REC_F_RT_THREAD };
+	struct ls_record t = { 0 };
+
+	ASSERT_EQ(2, ls_record_untwin(&r, &t));
+	EXPECT_EQ(LS_STAGE_HARDIRQ, r.stage);
+	EXPECT_EQ(LS_REC_F_RT_THREAD, r.flags);
+	EXPECT_EQ(LS_STAGE_INTERFERENCE, t.stage);
+	EXPECT_EQ(36, t.id);
+	EXPECT_EQ(LS_REC_F_RT_THREAD, t.flags);
+	EXPECT_EQ(10, t.start_ns);
+	EXPECT_EQ(25, t.end_ns);
+	EXPECT_EQ(1, t.cpu);
+
+	r = (struct ls_record){ .start_ns = 5, .end_ns = 9, .stage = LS_STAGE_SOFTIRQ_RUN,
+				.id = LS_SOFTIRQ_NET_RX, .aux = 2,
+				.flags = LS_REC_F_INTF | LS_REC_F_NESTED };
+	ASSERT_EQ(2, ls_record_untwin(&r, &t));
+	EXPECT_EQ(LS_ID_SOFTIRQ_BASE + LS_SOFTIRQ_NET_RX, t.id);
+	EXPECT_EQ(2, t.aux);
+	EXPECT_EQ(LS_REC_F_NESTED, t.flags);
+	EXPECT_EQ(LS_SOFTIRQ_NET_RX, r.id);
+	EXPECT_EQ(LS_REC_F_NESTED, r.flags);
+
+	/* no flag, or the flag on a stage that has no twin: one record */
+	r = (struct ls_record){ .stage = LS_STAGE_HARDIRQ, .id = 36 };
+	EXPECT_EQ(1, ls_record_untwin(&r, &t));
+	r = (struct ls_record){ .stage = LS_STAGE_NAPI_POLL, .flags = LS_REC_F_INTF };
+	EXPECT_EQ(1, ls_record_untwin(&r, &t));
+	EXPECT_EQ(0, r.flags);
+}
+
 TEST_HARNESS_MAIN

@@ -28,6 +28,8 @@
 struct ls_backend {
 	int ctl_fd;		/* control, held open for the session */
 	int rec_fd;		/* records, -1 when ring_kib == 0 */
+	/* records handed on as two (LS_REC_F_INTF) since the last reset */
+	uint64_t twins;
 	struct ls_record batch[LS_KMOD_BATCH];
 };
 
@@ -163,6 +165,7 @@ fail_free:
 /* Zero every histogram, counter and the record rings. */
 static int kmod_reset(struct ls_backend *b, struct ls_err *err)
 {
+	b->twins = 0;
 	return kmod_verb(b, "reset", err);
 }
 
@@ -176,7 +179,6 @@ static int kmod_snapshot(struct ls_backend *b, struct ls_snapshot *snap,
 	ssize_t n;
 	int fd, ret = -1;
 
-	(void)b;
 	memset(snap, 0, sizeof(*snap));
 	fd = open(LS_KMOD_HIST, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -227,7 +229,8 @@ static int kmod_snapshot(struct ls_backend *b, struct ls_snapshot *snap,
 	buf = NULL;
 	snap->nr_irqs = hdr.nr_irqs;
 	memcpy(snap->irqs, hdr.irqs, sizeof(snap->irqs));
-	snap->records = hdr.records;
+	/* as handed on: a record written for two stages counts twice */
+	snap->records = hdr.records + b->twins;
 	snap->drops = hdr.drops;
 	snap->no_hist = !!(hdr.flags & LS_HDR_F_NO_HIST);
 	ret = 0;
@@ -272,8 +275,12 @@ static long kmod_drain(struct ls_backend *b, ls_record_cb cb, void *ctx,
 			return ls_errf(err, "%s: read %zd bytes, not whole records",
 				       LS_KMOD_RECORDS, n);
 		for (size_t i = 0; i < (size_t)n / sizeof(struct ls_record); i++) {
-			total++;
-			if (cb(&b->batch[i], ctx))
+			struct ls_record twin;
+			int nr = ls_record_untwin(&b->batch[i], &twin);
+
+			total += nr;
+			b->twins += (uint64_t)(nr - 1);
+			if (cb(&b->batch[i], ctx) || (nr == 2 && cb(&twin, ctx)))
 				return total;
 		}
 	}

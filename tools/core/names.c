@@ -86,3 +86,18 @@ bool ls_slot_valid(unsigned int s, unsigned int nr_irqs)
 			return s - irq_base[i] < nr_irqs;
 	return true;
 }
+
+/* Split a record written once for two stages (see names.h). */
+int ls_record_untwin(struct ls_record *r, struct ls_record *twin)
+{
+	bool twinned = r->flags & LS_REC_F_INTF;
+
+	r->flags &= (uint16_t)~LS_REC_F_INTF;
+	if (!twinned || (r->stage != LS_STAGE_HARDIRQ && r->stage != LS_STAGE_SOFTIRQ_RUN))
+		return 1;
+	*twin = *r;
+	twin->stage = LS_STAGE_INTERFERENCE;
+	if (r->stage == LS_STAGE_SOFTIRQ_RUN)
+		twin->id = LS_ID_SOFTIRQ_BASE + r->id;
+	return 2;
+}

@@ -22,5 +22,12 @@ unsigned int ls_slot_stage(unsigned int s, const uint32_t *irqs, unsigned int nr
 			   uint32_t *id, bool *has_id);
 /* True when slot s is meaningful with nr_irqs watched IRQs (IRQ slots in range). */
 bool ls_slot_valid(unsigned int s, unsigned int nr_irqs);
+/*
+ * Split a record latsplit.ko wrote once for two stages (LS_REC_F_INTF on a
+ * HARDIRQ or SOFTIRQ_RUN): clears the flag in *r, fills *twin with its
+ * INTERFERENCE record and returns 2; else 1 (the flag on any other stage
+ * is cleared and ignored).
+ */
+int ls_record_untwin(struct ls_record *r, struct ls_record *twin);
 
 #endif /* LS_NAMES_H */
