@@ -22,8 +22,11 @@
 # the comparison cannot pass on an idle window. The observer's figures
 # (the kernel's run-time statistics of the programs, held on by the
 # backend; every CPU together) against /proc/softirqs: softirq_entry's
-# program ran at least once per softirq the kernel counted in the window
-# (-2), at most 2 % + 500 more (the edge gaps; measured +8 to +49 on
+# program ran, or was skipped by the kernel's recursion protection and
+# reported so (bpf_prog_info recursion_misses, the observer's "missed"),
+# at least once per softirq the kernel counted in the window (-2; one
+# fresh-clone run had 3 fewer runs than the count, before misses were
+# read), at most 2 % + 500 more (the edge gaps; measured +8 to +49 on
 # 20,000-40,000). With the statistics on (every program run then reads
 # the clock twice) the hardirq counts stayed exact: 9 of 9 runs, as
 # without them; a machine running the lab meanwhile loses 14-51 per
@@ -116,10 +119,12 @@ def sirq_total(path):
 want = sirq_total(work + "/sirq.b") - sirq_total(work + "/sirq.a")
 got = obs.get("softirq_entry", {}).get("hits", 0)
 ns = obs.get("softirq_entry", {}).get("ns", 0)
-ok = o.get("scope") == "all_cpus" and not o.get("cpus") and want - 2 <= got <= 1.02 * want + 500 \
-    and 5 <= ns / max(got, 1) <= 100000
-lines.append("observer: softirq_entry program runs %d (%.0f ns each), /proc/softirqs delta %d (all vectors, all CPUs)%s"
-             % (got, ns / got if got else 0, want, "" if ok else "  <-- outside [delta - 2, 1.02 delta + 500] or implausible"))
+# runs the kernel skipped (its recursion protection) are reported, not lost
+missed = obs.get("softirq_entry", {}).get("missed", -1)
+ok = o.get("scope") == "all_cpus" and not o.get("cpus") and missed >= 0 \
+    and want - 2 <= got + missed <= 1.02 * want + 500 and 5 <= ns / max(got, 1) <= 100000
+lines.append("observer: softirq_entry program runs %d (%.0f ns each) + %d skipped by the kernel, /proc/softirqs delta %d (all vectors, all CPUs)%s"
+             % (got, ns / got if got else 0, missed, want, "" if ok else "  <-- outside [delta - 2, 1.02 delta + 500] or implausible"))
 if not ok:
     bad += 1
 print("\n".join(lines))

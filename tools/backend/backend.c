@@ -117,6 +117,9 @@ int ls_obs_diff(const struct ls_obs *before, const struct ls_obs *after,
 		d->cell[i].hits = b->hits - a->hits;
 		d->cell[i].ns = b->ns - a->ns;
 	}
+	for (unsigned int h = 0; h < LS_NR_HANDLERS; h++)
+		d->missed[h] = after->missed[h] >= before->missed[h] ?
+			       after->missed[h] - before->missed[h] : 0;
 	return 0;
 }
 

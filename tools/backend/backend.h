@@ -54,6 +54,12 @@ struct ls_obs {
 	unsigned int nr_cpus;
 	bool all_cpus;
 	struct ls_obs_cell *cell;
+	/*
+	 * Per handler, the calls whose program the kernel skipped (eBPF: its
+	 * recursion protection, bpf_prog_info recursion_misses); 0 for the
+	 * module, whose probes never skip.
+	 */
+	uint64_t missed[LS_NR_HANDLERS];
 };
 
 struct ls_backend;

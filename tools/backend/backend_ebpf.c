@@ -51,6 +51,7 @@ struct ls_backend {
 	int stats_err;
 	/* the programs' statistics at the last reset (they only grow) */
 	struct ls_obs_cell obs_base[LS_NR_HANDLERS];
+	uint64_t missed_base[LS_NR_HANDLERS];	/* recursion_misses at open/reset */
 };
 
 /* libbpf's messages: printed with -v, else kept for the error message. */
@@ -299,7 +300,8 @@ static int load_error(int ret, struct ls_err *err)
 static int ring_sample(void *ctx, void *data, size_t size);
 static void stats_on(struct ls_backend *b);
 static void stats_off(struct ls_backend *b);
-static int obs_read(struct ls_backend *b, struct ls_obs_cell *cell, struct ls_err *err);
+static int obs_read(struct ls_backend *b, struct ls_obs_cell *cell, uint64_t *missed,
+		    struct ls_err *err);
 
 /* Check the configuration and the system before anything is loaded. */
 static int open_checks(const struct ls_backend_cfg *cfg, const char *mode,
@@ -527,7 +529,7 @@ static int ebpf_reset(struct ls_backend *b, struct ls_err *err)
 		return ret;
 	/* the statistics cannot be zeroed: keep where they stand */
 	if (!b->stats_err) {
-		ret = obs_read(b, b->obs_base, err);
+		ret = obs_read(b, b->obs_base, b->missed_base, err);
 		if (ret)
 			return ret;
 	}
@@ -718,11 +720,13 @@ static int prog_handler(const struct latsplit_bpf *s, const struct bpf_program *
  * run while BPF_ENABLE_STATS is held, on every CPU, with no per-CPU split),
  * summed per handler into cell[LS_NR_HANDLERS].
  */
-static int obs_read(struct ls_backend *b, struct ls_obs_cell *cell, struct ls_err *err)
+static int obs_read(struct ls_backend *b, struct ls_obs_cell *cell, uint64_t *missed,
+		    struct ls_err *err)
 {
 	struct bpf_program *p;
 
 	memset(cell, 0, LS_NR_HANDLERS * sizeof(*cell));
+	memset(missed, 0, LS_NR_HANDLERS * sizeof(*missed));
 	if (b->stats_err)
 		return ls_errnof(err, b->stats_err,
 				 "ebpf: the kernel's BPF run-time statistics could not be enabled (BPF_ENABLE_STATS, Linux 5.8)");
@@ -739,6 +743,8 @@ static int obs_read(struct ls_backend *b, struct ls_obs_cell *cell, struct ls_er
 					 bpf_program__name(p));
 		cell[h].hits += info.run_cnt;
 		cell[h].ns += info.run_time_ns;
+		/* runs the kernel skipped: not cost, but events not seen */
+		missed[h] += info.recursion_misses;
 	}
 	return 0;
 }
@@ -754,7 +760,7 @@ static int ebpf_observer(struct ls_backend *b, struct ls_obs *obs, struct ls_err
 		return ls_errnof(err, ENOMEM, "ebpf: observer cells");
 	obs->nr_cpus = 1;
 	obs->all_cpus = true;
-	ret = obs_read(b, obs->cell, err);
+	ret = obs_read(b, obs->cell, obs->missed, err);
 	if (ret) {
 		ls_obs_free(obs);
 		return ret;
@@ -762,6 +768,7 @@ static int ebpf_observer(struct ls_backend *b, struct ls_obs *obs, struct ls_err
 	for (unsigned int h = 0; h < LS_NR_HANDLERS; h++) {
 		obs->cell[h].hits -= b->obs_base[h].hits;
 		obs->cell[h].ns -= b->obs_base[h].ns;
+		obs->missed[h] -= b->missed_base[h];
 	}
 	return 0;
 }

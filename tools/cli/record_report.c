@@ -140,6 +140,7 @@ static void print_observer_json(struct ls_json *j, const struct record_obs *ro)
 		ls_json_str(j, "name", ls_handler_name(h));
 		ls_json_u64(j, "hits", c.hits);
 		ls_json_u64(j, "ns", c.ns);
+		ls_json_u64(j, "missed", ro->obs.missed[h]);
 		ls_json_obj_close(j);
 	}
 	ls_json_arr_close(j);
