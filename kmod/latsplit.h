@@ -64,7 +64,8 @@ struct ls_pcpu {
 	u64 written;			/* records written into ring */
 	u64 drops;			/* records lost: ring full */
 	u64 ring_head;			/* next slot the producer writes */
-	u64 ring_tail ____cacheline_aligned;	/* next slot the reader reads */
+	/* next slot the reader reads: its own line, the reader writes it */
+	u64 ring_tail ____cacheline_aligned;
 	/* The observer's own cost on this CPU, per handler (ls_obs_end()). */
 	struct ls_obs_cell obs[LS_NR_HANDLERS];
 	u32 obs_est[LS_NR_HANDLERS];	/* ns per call: EWMA of the timed ones */
@@ -72,7 +73,8 @@ struct ls_pcpu {
 
 	/* Intervals in flight, cleared by ls_pcpu_clear_transient(). */
 	struct_group(transient,
-	u64 hard_start ____cacheline_aligned;			/* watched hardirq entry, 0 = none */
+	/* watched hardirq entry, 0 = none */
+	u64 hard_start ____cacheline_aligned;
 	u32 hard_idx;			/* its index in cfg->irqs */
 	u32 intf_irq;			/* IRQ of the INTERFERENCE hardirq */
 	u64 intf_start;			/* INTERFERENCE hardirq entry */

@@ -17,6 +17,7 @@
 /* A reading of nr_cpus CPUs whose cell (c, h) is {base + 100c + h, 10x that}. */
 static void reading(struct ls_obs *o, unsigned int nr_cpus, uint64_t base)
 {
+	memset(o, 0, sizeof(*o));
 	o->nr_cpus = nr_cpus;
 	o->all_cpus = false;
 	o->cell = calloc((size_t)nr_cpus * LS_NR_HANDLERS, sizeof(*o->cell));
@@ -145,9 +146,15 @@ TEST(counter_going_backwards_is_an_error)
 	b.cell[1 * LS_NR_HANDLERS + LS_H_SCHED_SWITCH].hits += 1;
 	b.cell[0 * LS_NR_HANDLERS + LS_H_COMP_RET].ns -= 1;
 	expect_diff_error(_metadata, &a, &b, "CPU 0 handler comp_handler_return");
-	/* Restored: no error. */
 	b.cell[0 * LS_NR_HANDLERS + LS_H_COMP_RET].ns += 1;
+	/* So is a count of runs the kernel skipped. */
+	a.missed[LS_H_NAPI_POLL] = 3;
+	b.missed[LS_H_NAPI_POLL] = 2;
+	expect_diff_error(_metadata, &a, &b, "handler napi_poll skipped-run count went backwards");
+	/* Restored: no error, and the skipped runs are the difference. */
+	b.missed[LS_H_NAPI_POLL] = 7;
 	EXPECT_EQ(0, ls_obs_diff(&a, &b, &d, &e)) TH_LOG("%s", e.msg);
+	EXPECT_EQ(4, d.missed[LS_H_NAPI_POLL]);
 	ls_obs_free(&d);
 	ls_obs_free(&a);
 	ls_obs_free(&b);

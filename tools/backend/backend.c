@@ -117,9 +117,14 @@ int ls_obs_diff(const struct ls_obs *before, const struct ls_obs *after,
 		d->cell[i].hits = b->hits - a->hits;
 		d->cell[i].ns = b->ns - a->ns;
 	}
-	for (unsigned int h = 0; h < LS_NR_HANDLERS; h++)
-		d->missed[h] = after->missed[h] >= before->missed[h] ?
-			       after->missed[h] - before->missed[h] : 0;
+	for (unsigned int h = 0; h < LS_NR_HANDLERS; h++) {
+		if (after->missed[h] < before->missed[h]) {
+			ls_obs_free(d);
+			return ls_errf(err, "observer: handler %s skipped-run count went backwards (reset between readings?)",
+				       ls_handler_name(h));
+		}
+		d->missed[h] = after->missed[h] - before->missed[h];
+	}
 	return 0;
 }
 
