@@ -49,6 +49,17 @@ static unsigned long completion_max_us = 1000000;
 module_param(completion_max_us, ulong, 0444);
 MODULE_PARM_DESC(completion_max_us, "longest COMPLETION interval kept; an older pending interrupt is dropped (default 1000000 = 1 s)");
 
+/*
+ * A benchmark's A/A control: while set, an "enable" turns tracing on in
+ * every respect but one, the probes are not given the configuration, so
+ * they return at once as when stopped. The enable and disable transitions
+ * (grace period included) are the real ones: what recording costs minus
+ * what switching it costs. Read at each enable.
+ */
+static bool ls_inert;
+module_param_named(inert, ls_inert, bool, 0644);
+MODULE_PARM_DESC(inert, "benchmark A/A control: an enable publishes no configuration, the probes stay idle (read at each enable; default off)");
+
 struct ls_cfg __rcu *ls_active;		/* what the probes see; NULL = stopped */
 struct ls_pcpu __percpu *ls_pcpu;
 unsigned long ls_completion_max_ns;
@@ -364,7 +375,7 @@ static int ls_commit(struct ls_ctl_req *req)
 	if (req->reset || req->ring_changed)
 		ls_rings_reset();
 	smp_store_release(&ls_enabled, on);
-	if (on)
+	if (on && !READ_ONCE(ls_inert))
 		rcu_assign_pointer(ls_active, cfg);
 	else
 		ls_records_wake();	/* readers see end of file */
@@ -447,6 +458,8 @@ int ls_cfg_show(struct seq_file *m)
 	c = ls_cur;
 	seq_printf(m, "abi %d\n", LATSPLIT_ABI_VERSION);
 	seq_printf(m, "enabled %d\n", ls_enabled);
+	/* enabled, but the probes were given nothing: the A/A control */
+	seq_printf(m, "inert %d\n", ls_enabled && !rcu_access_pointer(ls_active));
 	ls_show_list(m, "irqs", c->irqs, c->nr_irqs);
 	seq_puts(m, "irq_threads ");
 	if (!c->nr_irqs)

@@ -106,6 +106,24 @@ check "node$N: hist on, reset, enable; ping (100 packets); disable; save hist" \
 		echo disable > $KMOD_DIR/control && cat $KMOD_DIR/hist > $W/hist-on.bin"
 kmod_tap $N nohist $W $W/nohist.bin $W/hist-on.bin
 
+# The benchmark's A/A control (parameter inert, read at each enable): an
+# enabled module whose probes were given nothing counts, records and times
+# nothing, and says so in `config`; inert=N and the next enable count again.
+for v in Y N; do
+	check "node$N: inert=$v, ring 64, hist on, reset, enable; ping (200 packets); disable" \
+		lab_exec_t 120 $N "echo $v > /sys/module/latsplit/parameters/inert &&
+			printf 'ring 64\nhist on\nreset\nenable\n' > $KMOD_DIR/control &&
+			grep -qx 'inert $([ $v = Y ] && echo 1 || echo 0)' $KMOD_DIR/config &&
+			cat /proc/interrupts > $W/a.int.$v && ping -q -c 200 -i 0.01 192.0.2.1 >/dev/null &&
+			cat /proc/interrupts > $W/b.int.$v && cat $KMOD_DIR/hist > $W/hist.$v &&
+			cat $KMOD_DIR/observer > $W/obs.$v && echo disable > $KMOD_DIR/control &&
+			grep -qx 'inert 0' $KMOD_DIR/config"
+done
+kmod_tap $N inert $W
+check "node$N: inert takes only Y/N-like values" \
+	lab_exec $N "! echo maybe > /sys/module/latsplit/parameters/inert 2>/dev/null &&
+		grep -qx N /sys/module/latsplit/parameters/inert"
+
 check "node$N: rmmod latsplit" lab_exec $N "rmmod latsplit"
 kmod_dmesg_ok $N
 done_testing

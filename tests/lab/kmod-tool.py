@@ -16,6 +16,7 @@ TAP.
   kmod-tool.py records DIR REC [--tasks P,..] [--expect-nodrops] [--rt yes|no]
                   [--ctxsw]             (DIR/cs.0, cs.1: the task's /proc status around it)
   kmod-tool.py hist FILE                 summary of a hist file (JSON)
+  kmod-tool.py inert DIR                 inert=Y: enabled, nothing counted; N: counts
   kmod-tool.py poll-check                poll()/read() semantics of `records`
   kmod-tool.py bad-inputs NIC_IRQ        malformed control writes are refused
   kmod-tool.py concurrent WRITERS ROUNDS racing control writers
@@ -685,6 +686,29 @@ def cmd_nohist(d, rec_path, on_path):
            "flags %#x" % h2["flags"])
 
 
+def cmd_inert(d):
+    """The A/A control: with inert=Y an enabled module counts, records and
+    times nothing while its NIC IRQs fire (/proc/interrupts in DIR/a.int.Y
+    and b.int.Y around the window, hist.Y, obs.Y); with inert=N the same
+    traffic is counted (the .N files)."""
+    for v in ("Y", "N"):
+        h, hist = read_hist("%s/hist.%s" % (d, v))
+        cells, bad = read_observer("%s/obs.%s" % (d, v))
+        a = read_proc_interrupts("%s/a.int.%s" % (d, v))
+        b = read_proc_interrupts("%s/b.int.%s" % (d, v))
+        irqs = sum(sum(b.get(i, [])) - sum(a.get(i, [])) for i in h["irqs"])
+        n = sum(c[0] for c in hist.values())
+        hits = sum(c[0] for c in cells.values())
+        if v == "Y":
+            result(h["size_ok"] and not bad and irqs >= 100 and n == 0 and hits == 0 and h["records"] == 0,
+                   "inert=Y: %d NIC interrupts, no histogram event, no record, no observer hit" % irqs,
+                   "%d events, %d records, %d hits%s" % (n, h["records"], hits, "; " + bad[0] if bad else ""))
+        else:
+            result(h["size_ok"] and not bad and irqs >= 100 and n >= irqs and hits >= irqs,
+                   "inert=N: %d NIC interrupts, %d histogram events and %d observer hits" % (irqs, n, hits),
+                   "%s" % (bad[0] if bad else ""))
+
+
 def cmd_hist(path):
     """Print a JSON summary of a hist file."""
     h, hist = read_hist(path)
@@ -707,6 +731,8 @@ def main(argv):
     elif cmd == "oracle":
         tol = int(args[args.index("--tol") + 1]) if "--tol" in args else 0
         cmd_oracle(args[0], tol)
+    elif cmd == "inert":
+        cmd_inert(args[0])
     elif cmd == "observer":
         cmd_observer(args[0], int(args[args.index("--tol") + 1]) if "--tol" in args else 0)
     elif cmd == "records":

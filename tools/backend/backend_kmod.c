@@ -7,6 +7,7 @@
  * handler.
  */
 #include "backend.h"
+#include "io.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +19,8 @@
 
 #define LS_KMOD_DIR	"/sys/kernel/debug/latsplit"
 #define LS_KMOD_CONTROL	LS_KMOD_DIR "/control"
+/* The benchmark's A/A control (kmod/latsplit_main.c): Y = probes idle. */
+#define LS_KMOD_INERT	"/sys/module/latsplit/parameters/inert"
 #define LS_KMOD_HIST	LS_KMOD_DIR "/hist"
 #define LS_KMOD_RECORDS	LS_KMOD_DIR "/records"
 #define LS_KMOD_OBSERVER LS_KMOD_DIR "/observer"
@@ -97,6 +100,20 @@ static int kmod_check_cfg(const struct ls_backend_cfg *cfg, struct ls_err *err)
 	return 0;
 }
 
+/* True when the module's A/A control is set: enabled, it records nothing. */
+static bool kmod_inert(void)
+{
+	char v = 'N';
+	FILE *f = fopen(LS_KMOD_INERT, "re");
+
+	if (!f)
+		return false;	/* a module without the control */
+	if (fscanf(f, " %c", &v) != 1)
+		v = 'N';
+	fclose(f);
+	return v == 'Y' || v == 'y' || v == '1';
+}
+
 /* Configure the module and start tracing. */
 static int kmod_open(struct ls_backend **out, const struct ls_backend_cfg *cfg,
 		     struct ls_err *err)
@@ -145,6 +162,8 @@ static int kmod_open(struct ls_backend **out, const struct ls_backend_cfg *cfg,
 	}
 	if (kmod_verb(b, "enable", err))
 		goto fail_records;
+	if (kmod_inert())
+		ls_warn("latsplit.ko: parameter inert=Y (a benchmark's A/A control): tracing is on, but its probes record and count nothing");
 	if (cfg->verbose)
 		fprintf(stderr, "latsplit: kmod backend: %u irqs, cpus %s, %u tasks, ring %u KiB\n",
 			cfg->nr_irqs, cpus[0] ? cpus : "none", cfg->nr_pids,
