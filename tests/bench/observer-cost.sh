@@ -256,33 +256,40 @@ for be, r in pair.items():
 # stamps). breakdown records on both; its cost is judged as the product of
 # the two (each phase's cost lands on the same round trip, one host's
 # receive and answer path each).
-def in_run(be, stat, tag, side):
-    """(ratio, summary) of one host's in-run A/B; None when it did not run."""
+def in_run(be, stat, tag, side, inert=False):
+    """(ratio, summary) of one host's in-run A/B; None when it did not run.
+    inert: the A/A control, whose "on" phases must have run no probe."""
     rec = "%s/%s.%s" % (w, tag, "json" if side == "prober" else "rjson")
     if not os.path.exists("%s/%s.csv" % (w, tag)) or not os.path.exists(rec):
-        print("in-run A/B %-5s %s %-9s: no run" % (be, stat, side))
+        print("in-run %s %-5s %s %-9s: no run" % ("A/A" if inert else "A/B", be, stat, side))
         return None
     out = subprocess.run([sys.executable, os.path.join(os.environ["TOP"], "tests/lab/observer_ab.py"),
                           rec, "%s/%s.csv" % (w, tag), "--stat", stat, "--min-pairs", "6",
                           "--clock", "local" if side == "prober" else "peer", "--max-ratio", "100"],
                          capture_output=True, text=True)
-    if out.returncode:  # the ratio is judged below; anything else failing is a broken A/B
-        missed.append("in-run %s %s %s: %s" % (be, stat, side, "; ".join(
-            l for l in out.stdout.splitlines() if l.startswith("FAIL")) or out.stderr.strip()[-200:]))
+    fails = [l for l in out.stdout.splitlines() if l.startswith("FAIL")]
+    if inert:
+        hits = (json.load(open(rec)).get("observer") or {}).get("hits")
+        if hits != 0:
+            missed.append("in-run A/A %s: the inert module's probes ran (%s observer hits)" % (side, hits))
+        fails = [l for l in fails if "the backend ran in the on phases" not in l]
+    if fails or (out.returncode and not inert):
+        # the ratio is judged below; anything else failing is a broken A/B
+        missed.append("in-run %s %s %s: %s" % (be, stat, side, "; ".join(fails) or out.stderr.strip()[-200:]))
     summ = [l for l in out.stdout.splitlines() if l.startswith("SUMMARY ")]
     r = json.loads(summ[0][8:]) if summ else {}
     if "ratio" not in r or r["pairs"] < 6:
-        print("in-run A/B %-5s %s %-9s: %s" % (be, stat, side, out.stdout.strip()[-300:]))
+        print("in-run %s %-5s %s %-9s: %s" % ("A/A" if inert else "A/B", be, stat, side, out.stdout.strip()[-300:]))
         return None
-    print("in-run A/B %-5s %s %-9s: recorded/unrecorded %.3f [%.3f, %.3f] over %d phase pairs" % (
-        be, stat, side, r["ratio"], r["ci99"][0], r["ci99"][1], r["pairs"]))
+    print("in-run %s %-5s %s %-9s: recorded/unrecorded %.3f [%.3f, %.3f] over %d phase pairs" % (
+        "A/A" if inert else "A/B", be, stat, side, r["ratio"], r["ci99"][0], r["ci99"][1], r["pairs"]))
     return r["ratio"]
 # The A/A control (kmod): the same switching, the probes given nothing.
 # What it reads is the switching's and this boot's own floor; printed
 # beside the goal, which is judged on the A/B itself.
 aa = None
-ap = in_run("kmod", "p50", "aa-kmod-short", "prober")
-aq = in_run("kmod", "p50", "aar-kmod-short", "responder")
+ap = in_run("kmod", "p50", "aa-kmod-short", "prober", inert=True)
+aq = in_run("kmod", "p50", "aar-kmod-short", "responder", inert=True)
 if ap is not None and aq is not None:
     aa = ap * aq
     print("in-run A/A kmod  p50 both hosts  : %.3f (inert probes: the switching alone)" % aa)

@@ -120,6 +120,10 @@ for v in Y N; do
 			grep -qx 'inert 0' $KMOD_DIR/config"
 done
 kmod_tap $N inert $W
+check "node$N: latsplit record on an inert module says so on stderr" \
+	lab_exec_t 60 $N "echo Y > /sys/module/latsplit/parameters/inert &&
+		$LS_BIN record -b kmod -i eth0 -D 1s > /dev/null 2> $W/inert.err;
+		echo N > /sys/module/latsplit/parameters/inert && grep -q 'inert=Y' $W/inert.err"
 check "node$N: inert takes only Y/N-like values" \
 	lab_exec $N "! echo maybe > /sys/module/latsplit/parameters/inert 2>/dev/null &&
 		grep -qx N /sys/module/latsplit/parameters/inert"
