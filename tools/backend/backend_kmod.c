@@ -103,15 +103,13 @@ static int kmod_check_cfg(const struct ls_backend_cfg *cfg, struct ls_err *err)
 /* True when the module's A/A control is set: enabled, it records nothing. */
 static bool kmod_inert(void)
 {
-	char v = 'N';
-	FILE *f = fopen(LS_KMOD_INERT, "re");
+	struct ls_err e = { 0 };
+	char v[8];
 
-	if (!f)
-		return false;	/* a module without the control */
-	if (fscanf(f, " %c", &v) != 1)
-		v = 'N';
-	fclose(f);
-	return v == 'Y' || v == 'y' || v == '1';
+	/* a module without the control cannot be inert */
+	if (ls_read_text(LS_KMOD_INERT, v, sizeof(v), &e))
+		return false;
+	return v[0] == 'Y';	/* the kernel shows a bool parameter as Y or N */
 }
 
 /* Configure the module and start tracing. */
