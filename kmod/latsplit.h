@@ -18,6 +18,8 @@
 
 #include <uapi/latsplit.h>
 
+struct file;
+
 #define LS_NAME			"latsplit"
 /* Largest accepted write to the control file. */
 #define LS_CTL_MAX		4096
@@ -101,7 +103,9 @@ extern struct ls_pcpu __percpu *ls_pcpu;
 extern unsigned long ls_completion_max_ns;
 void ls_pcpu_clear_transient(struct ls_pcpu *pc);
 /* Apply control text (one or more verb lines) atomically; caller holds no lock. */
-int ls_ctl_apply(const char *text, bool nowait);
+int ls_ctl_apply(const char *text, bool nowait, struct file *file);
+void ls_ctl_release(struct file *file);
+void ls_ctl_records_closed(void);
 /* Format the current configuration as "key value" lines. */
 int ls_cfg_show(struct seq_file *m);
 bool ls_is_enabled(void);
@@ -120,6 +124,8 @@ void ls_wakeup_hook_exit(void);
 /* latsplit_ring.c */
 void ls_ring_wake_reader(void);
 int ls_rings_alloc(struct ls_ring **rings, u32 kib);
+int ls_ring_add_cpu(unsigned int cpu, u32 kib);
+unsigned int ls_rings_count(void);
 void ls_rings_free(struct ls_ring **rings);
 void ls_rings_install(struct ls_ring **rings);
 void ls_rings_reset(void);

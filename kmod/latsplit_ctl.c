@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * latsplit.ko: the debugfs interface, /sys/kernel/debug/latsplit/:
- *   control  (w)  verbs: irqs, cpus, tasks, ring, hist, enable, disable, reset
+ *   control  (w)  verbs: irqs, cpus, tasks, ring, hist, enable, disable, reset,
+ *                 own (this open file owns the module until it is closed)
  *   config   (r)  the current configuration, "key value" lines
  *   hist     (r)  struct ls_hist_header + nr_cpus * LS_NR_SLOTS struct ls_hist
  *   stats    (r)  per CPU and slot: count, sum, max, mean (text)
@@ -52,16 +53,24 @@ static ssize_t ls_control_write(struct file *file, const char __user *ubuf,
 		err = -EINVAL;
 		goto out;
 	}
-	err = ls_ctl_apply(buf, true);
+	err = ls_ctl_apply(buf, true, file);
 out:
 	kfree(buf);
 	return err ? err : count;
+}
+
+/* release `control`: an owner's release disables tracing (ls_ctl_release()). */
+static int ls_control_release(struct inode *inode, struct file *file)
+{
+	ls_ctl_release(file);
+	return 0;
 }
 
 static const struct file_operations ls_control_fops = {
 	.owner = THIS_MODULE,
 	.open = ls_open_admin,
 	.write = ls_control_write,
+	.release = ls_control_release,
 	.llseek = noop_llseek,
 };
 

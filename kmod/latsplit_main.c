@@ -69,6 +69,15 @@ static struct ls_cfg *ls_cur;		/* current configuration (ls_ctl_mutex) */
 static bool ls_enabled;			/* ls_is_enabled() outside ls_ctl_mutex */
 static bool ls_hist_off;		/* ls_cur->no_hist outside ls_ctl_mutex */
 static enum cpuhp_state ls_cpuhp_state;
+/*
+ * The control file that took ownership (`own`), and its process. While
+ * set, other writers get EBUSY; its release disables tracing and frees the
+ * rings (after the `records` reader, if one is still open: ls_rings_orphan).
+ * All three under ls_ctl_mutex.
+ */
+static struct file *ls_owner;
+static struct pid *ls_owner_pid;
+static bool ls_rings_orphan;
 
 /* True while tracing is on. */
 bool ls_is_enabled(void)
@@ -121,10 +130,21 @@ static void ls_clear_all_transient(void)
 	ls_tasks_clear();
 }
 
-/* CPU hotplug, prepare step (the CPU is still down): start it clean. */
+/*
+ * CPU hotplug, prepare step (the CPU is still down, so none of its probes
+ * runs): start it clean, and give it a ring if records are on and it has
+ * none (rings exist for CPUs that were online when configured). The caller
+ * holds the hotplug lock; ls_ctl_apply() takes it before ls_ctl_mutex.
+ */
 static int ls_cpu_prepare(unsigned int cpu)
 {
 	ls_pcpu_clear_transient(per_cpu_ptr(ls_pcpu, cpu));
+	mutex_lock(&ls_ctl_mutex);
+	if (ls_cur->ring_kib && !per_cpu_ptr(ls_pcpu, cpu)->ring &&
+	    ls_ring_add_cpu(cpu, ls_cur->ring_kib))
+		pr_warn(LS_NAME ": cpu %u: no memory for its record ring: its records are lost\n",
+			cpu);
+	mutex_unlock(&ls_ctl_mutex);
 	return 0;
 }
 
@@ -158,6 +178,7 @@ struct ls_ctl_req {
 	bool ring_changed;
 	bool hist_changed;
 	bool reset;
+	bool own;			/* `own`: the writer takes the module */
 	int enable;			/* -1 unchanged, 0 disable, 1 enable */
 };
 
@@ -293,11 +314,13 @@ static int ls_parse_line(struct ls_ctl_req *req, char *line)
 	verb = strsep(&line, " \t");
 	arg = line ? strim(line) : NULL;
 	if (!strcmp(verb, "enable") || !strcmp(verb, "disable") ||
-	    !strcmp(verb, "reset")) {
+	    !strcmp(verb, "reset") || !strcmp(verb, "own")) {
 		if (arg && *arg)
 			return -EINVAL;
 		if (!strcmp(verb, "reset"))
 			req->reset = true;
+		else if (!strcmp(verb, "own"))
+			req->own = true;
 		else
 			req->enable = !strcmp(verb, "enable");
 		return 0;
@@ -363,8 +386,10 @@ static int ls_commit(struct ls_ctl_req *req)
 		synchronize_rcu();
 	}
 	ls_clear_all_transient();
-	if (rings)
+	if (rings) {
 		ls_rings_install(rings);	/* rings[] now holds the old ones */
+		ls_rings_orphan = false;
+	}
 	old = ls_cur;
 	ls_cur = cfg;
 	if (req->irqs_changed || req->hist_changed || req->reset)
@@ -394,10 +419,12 @@ fail_cfg:
 }
 
 /*
- * Apply control text: one or more verb lines, validated as a whole and
- * applied all or nothing. nowait: -EBUSY when another writer is active.
+ * Apply control text written through file (NULL: the module's parameters):
+ * one or more verb lines, validated as a whole and applied all or nothing.
+ * nowait: -EBUSY when another writer is active. -EBUSY as well when another
+ * file owns the module. The hotplug lock comes first (see ls_cpu_prepare()).
  */
-int ls_ctl_apply(const char *text, bool nowait)
+int ls_ctl_apply(const char *text, bool nowait, struct file *file)
 {
 	struct ls_ctl_req *req;
 	char *buf, *p, *line;
@@ -409,13 +436,18 @@ int ls_ctl_apply(const char *text, bool nowait)
 		err = -ENOMEM;
 		goto out;
 	}
+	cpus_read_lock();
 	if (nowait) {
 		if (!mutex_trylock(&ls_ctl_mutex)) {
 			err = -EBUSY;
-			goto out;
+			goto out_cpus;
 		}
 	} else {
 		mutex_lock(&ls_ctl_mutex);
+	}
+	if (ls_owner && ls_owner != file) {
+		err = -EBUSY;
+		goto unlock;
 	}
 	req->cfg = *ls_cur;
 	req->enable = -1;
@@ -425,13 +457,91 @@ int ls_ctl_apply(const char *text, bool nowait)
 		if (err)
 			goto unlock;
 	}
+	if (req->own && !file) {
+		err = -EINVAL;
+		goto unlock;
+	}
 	err = ls_commit(req);
+	if (!err && req->own && !ls_owner) {
+		ls_owner = file;
+		ls_owner_pid = get_pid(task_tgid(current));
+	}
 unlock:
 	mutex_unlock(&ls_ctl_mutex);
+out_cpus:
+	cpus_read_unlock();
 out:
 	kfree(req);
 	kfree(buf);
 	return err;
+}
+
+/* Disable tracing without a new configuration (nothing to allocate). */
+static void ls_disable_now(void)
+{
+	RCU_INIT_POINTER(ls_active, NULL);
+	synchronize_rcu();
+	smp_store_release(&ls_enabled, false);
+	ls_records_wake();
+}
+
+/*
+ * Stop tracing and free the rings, keeping the rest of the configuration;
+ * the rings only once no reader has `records` open (else ls_rings_orphan
+ * is set, and the reader's release comes back here). Caller holds the
+ * hotplug lock and ls_ctl_mutex.
+ */
+static void ls_quiesce(void)
+{
+	struct ls_ctl_req *req = kzalloc(sizeof(*req), GFP_KERNEL);
+
+	ls_rings_orphan = false;
+	if (!req) {
+		pr_warn(LS_NAME ": no memory to free the rings: tracing disabled, rings kept\n");
+		ls_disable_now();
+		return;
+	}
+	req->cfg = *ls_cur;
+	req->enable = 0;
+	if (ls_records_busy()) {
+		ls_rings_orphan = req->cfg.ring_kib != 0;
+	} else {
+		req->ring_changed = req->cfg.ring_kib != 0;
+		req->hist_changed = req->cfg.no_hist;
+		req->cfg.ring_kib = 0;
+		req->cfg.no_hist = false;
+	}
+	if (ls_commit(req)) {
+		pr_warn(LS_NAME ": no memory to free the rings: tracing disabled, rings kept\n");
+		ls_disable_now();
+	}
+	kfree(req);
+}
+
+/* `control` released: if file owned the module, disown it and quiesce. */
+void ls_ctl_release(struct file *file)
+{
+	cpus_read_lock();
+	mutex_lock(&ls_ctl_mutex);
+	if (ls_owner == file) {
+		ls_owner = NULL;
+		put_pid(ls_owner_pid);
+		ls_owner_pid = NULL;
+		ls_quiesce();
+	}
+	mutex_unlock(&ls_ctl_mutex);
+	cpus_read_unlock();
+}
+
+/* `records` released: free the rings a departed owner left to it. */
+void ls_ctl_records_closed(void)
+{
+	cpus_read_lock();
+	mutex_lock(&ls_ctl_mutex);
+	if (ls_rings_orphan && !ls_owner && !ls_records_busy())
+		ls_quiesce();
+	mutex_unlock(&ls_ctl_mutex);
+	cpus_read_unlock();
 }
 
 /* seq_file helper: "key a,b,c" or "key none". */
@@ -474,6 +584,7 @@ int ls_cfg_show(struct seq_file *m)
 		seq_printf(m, "cpus %*pbl\n", cpumask_pr_args(&c->cpus));
 	ls_show_list(m, "tasks", (const u32 *)c->tasks, c->nr_tasks);
 	seq_printf(m, "ring_kib %u\n", c->ring_kib);
+	seq_printf(m, "rings %u\n", ls_rings_count());
 	seq_printf(m, "hist %s\n", c->no_hist ? "off" : "on");
 	seq_printf(m, "ring_records %zu\n", c->ring_kib ?
 		   (size_t)rounddown_pow_of_two((size_t)c->ring_kib * 1024 /
@@ -482,6 +593,11 @@ int ls_cfg_show(struct seq_file *m)
 	seq_printf(m, "wakeup_hook %s\n", ls_wakeup_hook_armed() ? "armed" : "off");
 	seq_printf(m, "preempt_rt %d\n", IS_ENABLED(CONFIG_PREEMPT_RT) ? 1 : 0);
 	seq_printf(m, "nr_cpu_ids %u\n", nr_cpu_ids);
+	/* the owner's process id as this reader sees it (0: not visible) */
+	if (ls_owner)
+		seq_printf(m, "owner %d\n", pid_vnr(ls_owner_pid));
+	else
+		seq_puts(m, "owner none\n");
 	mutex_unlock(&ls_ctl_mutex);
 	return 0;
 }
@@ -490,11 +606,8 @@ int ls_cfg_show(struct seq_file *m)
 static void ls_stop(void)
 {
 	mutex_lock(&ls_ctl_mutex);
-	RCU_INIT_POINTER(ls_active, NULL);
-	synchronize_rcu();
-	smp_store_release(&ls_enabled, false);
+	ls_disable_now();
 	mutex_unlock(&ls_ctl_mutex);
-	ls_records_wake();
 }
 
 /* Free every CPU's histograms and rings. */
@@ -579,7 +692,7 @@ static int __init latsplit_init(void)
 		err = -ENOMEM;
 		goto fail_debugfs;
 	}
-	err = ls_ctl_apply(text, false);
+	err = ls_ctl_apply(text, false, NULL);
 	kfree(text);
 	if (err) {
 		pr_err(LS_NAME ": bad module parameters (irqs=\"%s\" cpus=\"%s\" ring_kib=%u): %d\n",

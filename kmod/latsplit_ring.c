@@ -60,7 +60,11 @@ void ls_records_wake(void)
 	wake_up_all(&ls_wq);
 }
 
-/* Some CPU's ring is filled to its wake mark. */
+/*
+ * Some CPU's ring is filled to its wake mark. Reads the per-CPU cursors and
+ * whether a ring exists, never a ring's memory, so it is safe without
+ * ls_read_mutex (a read's wait condition cannot sleep on it); poll takes it.
+ */
 static bool ls_rings_ready(void)
 {
 	unsigned int cpu;
@@ -68,7 +72,7 @@ static bool ls_rings_ready(void)
 	for_each_possible_cpu(cpu) {
 		struct ls_pcpu *pc = per_cpu_ptr(ls_pcpu, cpu);
 
-		if (pc->ring && smp_load_acquire(&pc->ring_head) -
+		if (READ_ONCE(pc->ring) && smp_load_acquire(&pc->ring_head) -
 				READ_ONCE(pc->ring_tail) >= pc->ring_wake)
 			return true;
 	}
@@ -83,26 +87,70 @@ static bool ls_reader_prepare_wait(void)
 	return ls_rings_ready();
 }
 
-/* Allocate one ring of kib KiB for every possible CPU (kib > 0). */
-int ls_rings_alloc(struct ls_ring **rings, u32 kib)
+/* A ring of kib KiB (kib > 0) on cpu's node, or NULL. */
+static struct ls_ring *ls_ring_new(u32 kib, unsigned int cpu)
 {
 	size_t slots = ((size_t)kib * 1024) / sizeof(struct ls_record);
-	unsigned int cpu;
+	struct ls_ring *r;
 
 	slots = rounddown_pow_of_two(slots);
-	for_each_possible_cpu(cpu) {
-		struct ls_ring *r;
+	r = vzalloc_node(struct_size(r, rec, slots), cpu_to_node(cpu));
+	if (!r)
+		return NULL;
+	r->mask = slots - 1;
+	r->wake = max_t(u32, 1, slots / LS_RING_WAKE_DIV);
+	return r;
+}
 
-		r = vzalloc_node(struct_size(r, rec, slots), cpu_to_node(cpu));
-		if (!r) {
+/*
+ * Allocate one ring of kib KiB for every online CPU (kib > 0; the caller
+ * holds the hotplug lock; a CPU that comes online later gets its ring from
+ * ls_ring_add_cpu()).
+ */
+int ls_rings_alloc(struct ls_ring **rings, u32 kib)
+{
+	unsigned int cpu;
+
+	for_each_online_cpu(cpu) {
+		rings[cpu] = ls_ring_new(kib, cpu);
+		if (!rings[cpu]) {
 			ls_rings_free(rings);
 			return -ENOMEM;
 		}
-		r->mask = slots - 1;
-		r->wake = max_t(u32, 1, slots / LS_RING_WAKE_DIV);
-		rings[cpu] = r;
 	}
 	return 0;
+}
+
+/*
+ * Give a CPU that is coming online a ring of kib KiB (hotplug prepare: the
+ * CPU is down, none of its probes runs). Its cursors are equal: a CPU
+ * without a ring never wrote a record.
+ */
+int ls_ring_add_cpu(unsigned int cpu, u32 kib)
+{
+	struct ls_pcpu *pc = per_cpu_ptr(ls_pcpu, cpu);
+	struct ls_ring *r = ls_ring_new(kib, cpu);
+
+	if (!r)
+		return -ENOMEM;
+	mutex_lock(&ls_read_mutex);
+	pc->ring_mask = r->mask;
+	pc->ring_wake = r->wake;
+	WRITE_ONCE(pc->ring_tail, pc->ring_head);
+	/* Pairs with the reader's pc->ring load under ls_read_mutex. */
+	WRITE_ONCE(pc->ring, r);
+	mutex_unlock(&ls_read_mutex);
+	return 0;
+}
+
+/* How many CPUs have a record ring (for `config`). */
+unsigned int ls_rings_count(void)
+{
+	unsigned int cpu, n = 0;
+
+	for_each_possible_cpu(cpu)
+		n += !!READ_ONCE(per_cpu_ptr(ls_pcpu, cpu)->ring);
+	return n;
 }
 
 /* Free rings allocated by ls_rings_alloc(); NULL entries are skipped. */
@@ -117,13 +165,15 @@ void ls_rings_free(struct ls_ring **rings)
 }
 
 /*
- * Swap rings in (probes stopped, no reader open): rings[] receives the old
- * ones for the caller to free.
+ * Swap rings in (probes stopped): rings[] receives the old ones for the
+ * caller to free. Under the reader's lock, so a reader that opened
+ * `records` meanwhile drains either the old rings or the new ones.
  */
 void ls_rings_install(struct ls_ring **rings)
 {
 	unsigned int cpu;
 
+	mutex_lock(&ls_read_mutex);
 	for_each_possible_cpu(cpu) {
 		struct ls_pcpu *pc = per_cpu_ptr(ls_pcpu, cpu);
 
@@ -131,6 +181,7 @@ void ls_rings_install(struct ls_ring **rings)
 		pc->ring_mask = pc->ring ? pc->ring->mask : 0;
 		pc->ring_wake = pc->ring ? pc->ring->wake : 0;
 	}
+	mutex_unlock(&ls_read_mutex);
 }
 
 /* Empty every ring and zero the record counters (probes stopped). */
@@ -245,10 +296,11 @@ static int ls_records_open_fn(struct inode *inode, struct file *file)
 	return nonseekable_open(inode, file);
 }
 
-/* release `records`. */
+/* release `records`; rings a departed owner left to this reader are freed. */
 static int ls_records_release(struct inode *inode, struct file *file)
 {
 	clear_bit(0, &ls_records_open);
+	ls_ctl_records_closed();
 	return 0;
 }
 
@@ -293,8 +345,10 @@ static __poll_t ls_records_poll(struct file *file, poll_table *wait)
 	__poll_t mask = 0;
 
 	poll_wait(file, &ls_wq, wait);
+	mutex_lock(&ls_read_mutex);
 	if (ls_reader_prepare_wait())
 		mask |= EPOLLIN | EPOLLRDNORM;
+	mutex_unlock(&ls_read_mutex);
 	if (!ls_is_enabled())
 		mask |= EPOLLHUP;
 	return mask;

@@ -7,7 +7,13 @@
 # under traffic with a reader attached (records stay valid); the module is
 # loaded and unloaded under traffic with a reader in read() (rmmod is
 # refused while the reader holds the file, the reader is ended by `disable`
-# or a signal, then rmmod works). Afterwards the kernel log has no WARNING,
+# or a signal, then rmmod works). Ownership: the file that wrote `own`
+# owns the module (others get EBUSY, config names the owner), its release
+# disables tracing and frees the rings (after a still-open reader); a
+# second `latsplit record -b kmod` is refused naming the first one's PID
+# (`-b auto` takes eBPF instead), and
+# kill -9 of the first leaves tracing off and the rings freed. Rings exist
+# for online CPUs only; a CPU that comes online gets one. Afterwards the kernel log has no WARNING,
 # BUG, Oops or lockdep report. Hotplug 10 times and 12 load/unload cycles
 # on 6.1, 4 and 6 on the other kernels (lab_reps; the suite's budget).
 # lab-kernels: all
@@ -45,6 +51,39 @@ check_fails "node$N: root without CAP_SYS_ADMIN cannot open records" \
 check "node$N: still enabled after the refused writes" \
 	lab_exec $N "grep -qx 'enabled 1' $KMOD_DIR/config"
 
+# --- ownership ----------------------------------------------------------------
+kmod_ctl $N "disable\n" >/dev/null
+kmod_tap $N owner
+out=$(lab_exec_t 60 $N "B=$LS_BIN; D=$KMOD_DIR
+	\$B record -b kmod -i eth0 --records /dev/null --ring-kib 256 -D 50s > /dev/null 2>&1 & p=\$!
+	for i in \$(seq 100); do grep -qx 'enabled 1' \$D/config && break; sleep 0.1; done
+	grep -x \"owner \$p\" \$D/config || echo 'not owned by record'
+	\$B record -b kmod -i eth0 -D 1s > /dev/null 2> $W/second.err; echo second=\$?
+	\$B record -b auto -i eth0 -D 1s -j > $W/auto.json 2> $W/auto.err; echo auto=\$?
+	grep -o '\"backend\":\"[a-z]*\"' $W/auto.json; cat $W/auto.err
+	kill -9 \$p; wait \$p 2>/dev/null
+	grep -E '^(enabled|ring_kib|rings|owner) ' \$D/config | tr '\n' ' '
+	echo; echo pid=\$p" 2>&1)
+diag "$out"
+pid=$(echo "$out" | sed -n 's/^pid=//p')
+if echo "$out" | grep -qx "owner $pid" && echo "$out" | grep -qx "second=2"; then
+	ok "node$N: latsplit record owns the module; a second record is refused (exit 2)"
+else
+	not_ok "node$N: latsplit record owns the module; a second record is refused (exit 2)" "$out"
+fi
+if echo "$out" | grep -qx "auto=0" && echo "$out" | grep -qx '"backend":"ebpf"'; then
+	ok "node$N: -b auto beside the owner records with eBPF instead"
+else
+	not_ok "node$N: -b auto beside the owner records with eBPF instead" "$out"
+fi
+check "node$N: the refusal names the owner's PID $pid" \
+	lab_exec $N "grep -q 'owned by process $pid' $W/second.err"
+if echo "$out" | grep -qx "enabled 0 ring_kib 0 rings 0 owner none "; then
+	ok "node$N: kill -9 of the owner: tracing off, rings freed, unowned"
+else
+	not_ok "node$N: kill -9 of the owner: tracing off, rings freed, unowned" "$out"
+fi
+
 # --- CPU hotplug while tracing ----------------------------------------------
 if lab_exec $N "test -w /sys/devices/system/cpu/cpu1/online"; then
 	check "node$N: trace cpus 0-1 with a reader attached" \
@@ -68,6 +107,14 @@ if lab_exec $N "test -w /sys/devices/system/cpu/cpu1/online"; then
 			for i in \$(seq 100); do pgrep -f 'cat $KMOD_DIR/records' >/dev/null || break; sleep 0.2; done &&
 			! pgrep -f 'cat $KMOD_DIR/records' >/dev/null && cat $KMOD_DIR/hist > $W/hist.bin"
 	kmod_tap $N records $W $W/rec.bin
+	out=$(lab_exec_t 60 $N "C=/sys/devices/system/cpu/cpu1/online; D=$KMOD_DIR
+		echo 0 > \$C && printf 'ring 0\nring 32\n' > \$D/control && grep '^rings ' \$D/config
+		echo 1 > \$C && grep '^rings ' \$D/config" 2>&1)
+	if [ "$(echo $out)" = "rings 1 rings 2" ]; then
+		ok "node$N: rings for online CPUs only; cpu1 coming online gets one"
+	else
+		not_ok "node$N: rings for online CPUs only; cpu1 coming online gets one" "$out"
+	fi
 else
 	skip "node$N: cpu1 offline/online while tracing" "cpu1 is not hotpluggable in this guest"
 fi

@@ -21,6 +21,7 @@ TAP.
   kmod-tool.py bad-inputs NIC_IRQ        malformed control writes are refused
   kmod-tool.py concurrent WRITERS ROUNDS racing control writers
   kmod-tool.py write TEXT                write TEXT to control, print errno name
+  kmod-tool.py owner                     `own`: others refused, release quiesces
 """
 import bisect
 import errno
@@ -665,6 +666,75 @@ def cmd_concurrent(writers, rounds):
            "%d torn reads" % tot.get(-1, 0))
 
 
+def config_map():
+    """The module's config as {key: value}."""
+    return dict(line.split(" ", 1) for line in read_config().splitlines() if " " in line)
+
+
+def write_fd(fd, text):
+    """write() text on an open control fd; errno or 0."""
+    try:
+        os.write(fd, text.encode())
+        return 0
+    except OSError as e:
+        return e.errno
+
+
+def cmd_owner():
+    """The file that wrote `own` owns the module: other writers get EBUSY,
+    config names the owner; its release disables tracing and frees the
+    rings, after the records reader if one is still open."""
+    online = sum(1 for c in range(os.cpu_count() or 1)
+                 if c == 0 or open("/sys/devices/system/cpu/cpu%d/online" % c).read().strip() == "1")
+    c = config_map()
+    result(c.get("owner") == "none", "unowned to begin with", str(c.get("owner")))
+    a = os.open(D + "/control", os.O_WRONLY)
+    b = os.open(D + "/control", os.O_WRONLY)
+    result(write_fd(a, "own") == 0, "own: accepted")
+    result(write_fd(a, "own") == 0, "own again by the owner: accepted")
+    result(config_map().get("owner") == str(os.getpid()), "config names the owner's pid",
+           str(config_map().get("owner")))
+    before = read_config()
+    e1, e2 = write_fd(b, "disable"), write_fd(b, "own")
+    result(e1 == errno.EBUSY and e2 == errno.EBUSY, "another open file: disable and own refused with EBUSY",
+           "%s, %s" % (errno.errorcode.get(e1, e1), errno.errorcode.get(e2, e2)))
+    e3 = control("reset")
+    result(e3 == errno.EBUSY, "a fresh writer: refused with EBUSY", errno.errorcode.get(e3, str(e3)))
+    result(read_config() == before, "config unchanged by the refused writes")
+    result(write_fd(a, "ring 16\nhist off\nenable") == 0, "the owner configures: ring 16, hist off, enable")
+    c = config_map()
+    result(c.get("enabled") == "1" and c.get("ring_kib") == "16" and c.get("rings") == str(online),
+           "enabled with a ring on each of the %d online CPUs" % online, str(c))
+    r = os.open(D + "/records", os.O_RDONLY | os.O_NONBLOCK)
+    os.close(a)
+    c = config_map()
+    result(c.get("owner") == "none" and c.get("enabled") == "0",
+           "owner closed: tracing off, unowned", str(c))
+    result(c.get("ring_kib") == "16" and c.get("rings") == str(online),
+           "rings kept while the reader has records open", str(c))
+    n = 0
+    while True:
+        try:
+            got = os.read(r, REC_SIZE * 256)
+        except BlockingIOError:
+            got = None
+        if not got:
+            break
+        n += len(got) // REC_SIZE
+    os.close(r)
+    c = config_map()
+    result(c.get("ring_kib") == "0" and c.get("rings") == "0" and c.get("hist") == "on",
+           "reader closed (%d records drained): rings freed, histograms back on" % n, str(c))
+    result(write_fd(b, "disable") == 0, "unowned again: any writer is accepted")
+    a = os.open(D + "/control", os.O_WRONLY)
+    result(write_fd(a, "own\nring 8\nenable") == 0, "own, ring 8, enable in one write")
+    os.close(a)
+    c = config_map()
+    result(c.get("owner") == "none" and c.get("enabled") == "0" and c.get("ring_kib") == "0"
+           and c.get("rings") == "0", "owner closed without a reader: off, rings freed at once", str(c))
+    os.close(b)
+
+
 def cmd_nohist(d, rec_path, on_path):
     """`hist off`: the records flow as with histograms, none is counted, the
     header says so; `hist on` again counts (DIR/hist.bin off, ON_PATH on)."""
@@ -754,6 +824,8 @@ def main(argv):
         cmd_bad_inputs(int(args[0]))
     elif cmd == "concurrent":
         cmd_concurrent(int(args[0]), int(args[1]))
+    elif cmd == "owner":
+        cmd_owner()
     elif cmd == "write":
         e = control(args[0].encode().decode("unicode_escape"))
         print(errno.errorcode[e] if e else "OK")

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Backend selection (auto / kmod / ebpf) and snapshot ownership. */
 #include "backend.h"
+#include "io.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,7 @@ int ls_backend_open_named(const char *name, const struct ls_backend_cfg *cfg,
 		*b = NULL;
 		return ls_errf(err, "%s; eBPF instead: %s", first.msg, second.msg);
 	}
+	ls_warn("%s; recording with eBPF instead", first.msg);
 	*ops = &ls_backend_ebpf;
 	return 0;
 }

@@ -19,6 +19,7 @@
 
 #define LS_KMOD_DIR	"/sys/kernel/debug/latsplit"
 #define LS_KMOD_CONTROL	LS_KMOD_DIR "/control"
+#define LS_KMOD_CONFIG	LS_KMOD_DIR "/config"
 /* The benchmark's A/A control (kmod/latsplit_main.c): Y = probes idle. */
 #define LS_KMOD_INERT	"/sys/module/latsplit/parameters/inert"
 #define LS_KMOD_HIST	LS_KMOD_DIR "/hist"
@@ -100,6 +101,47 @@ static int kmod_check_cfg(const struct ls_backend_cfg *cfg, struct ls_err *err)
 	return 0;
 }
 
+/* The `owner` value of the module's config ("none", a PID, "?" unknown). */
+static void kmod_owner(char *out, size_t len)
+{
+	char text[2048], *line, *save = NULL;
+	struct ls_err e = { 0 };
+
+	snprintf(out, len, "?");
+	if (ls_read_text(LS_KMOD_CONFIG, text, sizeof(text), &e))
+		return;
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, "owner ", 6)) {
+			snprintf(out, len, "%s", line + 6);
+			return;
+		}
+	}
+}
+
+/*
+ * Take the module for this session (`own`): until ctl_fd is closed (or the
+ * process dies) nobody else reconfigures it, and closing it disables
+ * tracing and frees the rings.
+ */
+static int kmod_own(struct ls_backend *b, struct ls_err *err)
+{
+	char owner[32];
+
+	if (write(b->ctl_fd, "own", 3) == 3)
+		return 0;
+	if (errno == EINVAL)
+		return ls_errcf(err, LS_E_UNSUPPORTED,
+				"latsplit.ko: control 'own' refused: the loaded module predates ownership; reload it from this build");
+	if (errno != EBUSY)
+		return ls_errnof(err, errno, "latsplit.ko: control 'own' refused");
+	kmod_owner(owner, sizeof(owner));
+	if (!strcmp(owner, "none"))
+		return ls_errf(err, "latsplit.ko: busy: another writer is configuring it right now; try again");
+	return ls_errf(err, "latsplit.ko: busy: owned by process %s (another latsplit session); it is released when that process ends",
+		       owner);
+}
+
 /* True when the module's A/A control is set: enabled, it records nothing. */
 static bool kmod_inert(void)
 {
@@ -135,6 +177,8 @@ static int kmod_open(struct ls_backend **out, const struct ls_backend_cfg *cfg,
 			  LS_KMOD_CONTROL);
 		goto fail_free;
 	}
+	if (kmod_own(b, err))
+		goto fail_close;
 	/* One write: the module validates it whole and applies all or nothing. */
 	off = (size_t)snprintf(line, sizeof(line), "disable\n");
 	fmt_list_u32(line + off, sizeof(line) - off, "irqs", cfg->irqs, cfg->nr_irqs);
@@ -390,7 +434,7 @@ static int kmod_pause(struct ls_backend *b, bool paused, struct ls_err *err)
 	return kmod_verb(b, paused ? "disable" : "enable", err);
 }
 
-/* Stop tracing and release the module's files. */
+/* Stop tracing and release the module's files (and with them the module). */
 static void kmod_close(struct ls_backend *b)
 {
 	if (!b)

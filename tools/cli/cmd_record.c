@@ -644,8 +644,13 @@ int cmd_record(int argc, char **argv)
 			goto fail;
 		o.cfg.pids[o.cfg.nr_pids++] = child;
 	}
-	if (ops->open(&b, &o.cfg, &err))
+	/* auto: a module owned by another session means eBPF instead */
+	if (ls_backend_open_named(o.backend, &o.cfg, &ops, &b, &err))
 		goto fail;
+	if (o.ab_ns && !ops->pause) {
+		ls_errf(&err, "record: --ab: the %s backend cannot pause", ops->name);
+		goto fail;
+	}
 	if (o.cfg.verbose)
 		ls_warn("record: %s backend attached", ops->name);
 	t0 = ls_now_ns();
