@@ -664,102 +664,22 @@ fail:
 	return -1;
 }
 
-/* Read a whole file (or stdin for "-") into a new buffer. */
-static int read_all(const char *path, size_t max_bytes, char **out, size_t *len,
-		    struct ls_err *err)
+/* Parse a stream of documents from len bytes at text (kept alive by the caller). */
+int ls_jr_parse_stream(struct ls_jdoc **docs, size_t *n, const char *name, const char *text,
+		       size_t len, const struct ls_jlimits *lim, struct ls_err *err)
 {
-	size_t cap = 65536, n = 0;
-	bool is_stdin = !strcmp(path, "-");
-	FILE *fp = is_stdin ? stdin : fopen(path, "rb");
-	char *buf;
-	int ret = 0;
-
-	if (!fp)
-		return ls_errnof(err, errno, "open %s", path);
-	buf = malloc(cap);
-	if (!buf) {
-		ret = ls_errf(err, "%s: out of memory", path);
-		goto out;
-	}
-	for (;;) {
-		size_t got;
-
-		if (n == cap) {
-			char *nb;
-
-			if (cap > max_bytes) {
-				ret = ls_errcf(err, LS_E_LIMIT, "%s: larger than the limit of %zu bytes",
-					       path, max_bytes);
-				goto out;
-			}
-			cap *= 2;
-			nb = realloc(buf, cap);
-			if (!nb) {
-				ret = ls_errf(err, "%s: out of memory", path);
-				goto out;
-			}
-			buf = nb;
-		}
-		got = fread(buf + n, 1, cap - n, fp);
-		n += got;
-		if (got)
-			continue;
-		if (ferror(fp)) {
-			ret = ls_errnof(err, errno ? errno : EIO, "read %s", path);
-			goto out;
-		}
-		break;
-	}
-	*out = buf;
-	*len = n;
-	buf = NULL;
-out:
-	free(buf);
-	if (!is_stdin)
-		fclose(fp);
-	return ret;
-}
-
-/* Read and parse a file (or stdin for "-"). */
-int ls_jr_parse_file(struct ls_jdoc *doc, const char *path,
-		     const struct ls_jlimits *lim, struct ls_err *err)
-{
-	size_t max_bytes = lim && lim->max_bytes ? lim->max_bytes : LS_JR_MAX_BYTES;
-	char *buf;
-	size_t n;
-
-	memset(doc, 0, sizeof(*doc));
-	if (read_all(path, max_bytes, &buf, &n, err))
-		return -1;
-	if (ls_jr_parse(doc, strcmp(path, "-") ? path : "<stdin>", buf, n, lim, err)) {
-		free(buf);
-		return -1;
-	}
-	doc->owned = buf;
-	return 0;
-}
-
-/* Read and parse a stream of documents. */
-int ls_jr_parse_file_stream(struct ls_jdoc **docs, size_t *n, const char *path,
-			    const struct ls_jlimits *lim, struct ls_err *err)
-{
-	size_t max_bytes = lim && lim->max_bytes ? lim->max_bytes : LS_JR_MAX_BYTES;
-	const char *name = strcmp(path, "-") ? path : "<stdin>";
 	struct ls_jdoc *v = NULL;
-	size_t nv = 0, cap = 0, len;
+	size_t nv = 0, cap = 0;
 	struct parser p = { 0 };
 	struct ls_jdoc pos;	/* positions and the name for messages */
-	char *buf;
 
 	*docs = NULL;
 	*n = 0;
-	if (read_all(path, max_bytes, &buf, &len, err))
-		return -1;
 	memset(&pos, 0, sizeof(pos));
 	snprintf(pos.name, sizeof(pos.name), "%s", name);
-	pos.text = buf;
+	pos.text = text;
 	pos.len = len;
-	p.s = buf;
+	p.s = text;
 	p.len = len;
 	p.doc = &pos;
 	p.err = err;
@@ -784,7 +704,6 @@ int ls_jr_parse_file_stream(struct ls_jdoc **docs, size_t *n, const char *path,
 			goto fail;
 		skip_ws(&p);
 	} while (p.pos < p.len);
-	v[0].owned = buf;
 	*docs = v;
 	*n = nv;
 	return 0;
@@ -792,11 +711,10 @@ fail:
 	for (size_t i = 0; i < nv; i++)
 		free_value(&v[i].root);
 	free(v);
-	free(buf);
 	return -1;
 }
 
-/* Free what ls_jr_parse_file_stream returned. */
+/* Free what ls_jr_parse_stream (or ls_jr_parse_file_stream) returned. */
 void ls_jr_free_stream(struct ls_jdoc *docs, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
