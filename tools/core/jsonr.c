@@ -747,45 +747,50 @@ const struct ls_jv *ls_jv_get(const struct ls_jv *obj, const char *key)
 	return NULL;
 }
 
-/* Member key of obj as a number; false when absent or not a number. */
-bool ls_jv_num(const struct ls_jv *obj, const char *key, double *out)
+/* Member key of obj when it has type t, else NULL. */
+static const struct ls_jv *get_typed(const struct ls_jv *obj, const char *key, enum ls_jtype t)
 {
 	const struct ls_jv *v = ls_jv_get(obj, key);
 
-	if (!v || v->type != LS_JNUM)
-		return false;
-	*out = v->num;
-	return true;
+	return v && v->type == t ? v : NULL;
+}
+
+/* Member key of obj as a number; false when absent or not a number. */
+bool ls_jv_num(const struct ls_jv *obj, const char *key, double *out)
+{
+	const struct ls_jv *v = get_typed(obj, key, LS_JNUM);
+
+	if (v)
+		*out = v->num;
+	return v != NULL;
 }
 
 /* Member key of obj as a string into buf; false when absent or not a string. */
 bool ls_jv_str(const struct ls_jv *obj, const char *key, char *buf, size_t len)
 {
-	const struct ls_jv *v = ls_jv_get(obj, key);
+	const struct ls_jv *v = get_typed(obj, key, LS_JSTR);
 
-	if (!v || v->type != LS_JSTR)
-		return false;
-	snprintf(buf, len, "%s", v->str.s);
-	return true;
+	if (v)
+		snprintf(buf, len, "%s", v->str.s);
+	return v != NULL;
 }
 
 /* Member key of obj as a boolean; false when absent or not a boolean. */
 bool ls_jv_bool(const struct ls_jv *obj, const char *key, bool *out)
 {
-	const struct ls_jv *v = ls_jv_get(obj, key);
+	const struct ls_jv *v = get_typed(obj, key, LS_JBOOL);
 
-	if (!v || v->type != LS_JBOOL)
-		return false;
-	*out = v->b;
-	return true;
+	if (v)
+		*out = v->b;
+	return v != NULL;
 }
 
 /* Member key of obj as a non-negative integer; false when absent or not one. */
 bool ls_jv_u64(const struct ls_jv *obj, const char *key, uint64_t *out)
 {
-	const struct ls_jv *v = ls_jv_get(obj, key);
+	const struct ls_jv *v = get_typed(obj, key, LS_JNUM);
 
-	if (!v || v->type != LS_JNUM || !(v->num >= 0) || v->num > 9007199254740992.0)
+	if (!v || !(v->num >= 0) || v->num > 9007199254740992.0)
 		return false;
 	*out = (uint64_t)v->num;
 	return true;
