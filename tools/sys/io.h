@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The commands' output and files: warnings on stderr, sysfs/procfs reads, whole and JSON files, whole-or-nothing files. */
+/* The commands' output and files: warnings on stderr, sysfs/procfs, whole and JSON files, atomic files. */
 #ifndef LS_IO_H
 #define LS_IO_H
 
