@@ -44,21 +44,13 @@ static void json_dist(struct ls_json *j, const char *key, const struct ls_summar
 static void json_host(struct ls_json *j, const char *role, const struct ls_bd_host *h,
 		      const struct ls_bd_an *a)
 {
-	char cpus[256];
-
 	ls_json_obj_open(j, NULL);
 	ls_json_str(j, "role", role);
 	ls_json_bool(j, "measured", h->measured);
 	ls_json_str(j, "backend", h->backend);
 	if (!h->measured)
 		ls_json_str(j, "unmeasured_why", h->why);
-	ls_format_cpulist(h->cpumask, LS_MAX_CPUS, cpus, sizeof(cpus));
-	ls_json_str(j, "cpus", cpus);
-	ls_json_i64(j, "probe_cpu", h->probe_cpu);
-	ls_json_arr_open(j, "irqs");
-	for (unsigned int i = 0; i < h->nr_irqs; i++)
-		ls_json_u64(j, NULL, h->irqs[i]);
-	ls_json_arr_close(j);
+	bd_cpus_json(j, h);
 	ls_json_str(j, "ibdev", h->ibdev);
 	ls_json_str(j, "netdev", h->netdev);
 	ls_json_u64(j, "records", h->records);
