@@ -501,12 +501,29 @@ static int container_next(struct parser *p, char close, const char *kind, const 
 	return perr(p, p->pos, "expected ',' or '%c' in %s, got %s", close, kind, what);
 }
 
+/*
+ * Skip whitespace to c inside the object or array opened at opened (an:
+ * "an object", for messages); else "expected <expected>, got ...".
+ */
+static int expect_char(struct parser *p, char c, const char *an, size_t opened,
+		       const char *expected)
+{
+	char what[32];
+
+	skip_ws(p);
+	if (p->pos >= p->len)
+		return truncated(p, an, opened);
+	if (p->s[p->pos] == c)
+		return 0;
+	describe(p, p->pos, what, sizeof(what));
+	return perr(p, p->pos, "expected %s, got %s", expected, what);
+}
+
 /* Parse an object at p->pos (on '{'). */
 static int parse_object(struct parser *p, struct ls_jv *out)
 {
 	size_t opened = p->pos, cap = 0;
 	bool empty, more;
-	char what[32];
 	int err;
 
 	out->type = LS_JOBJ;
@@ -518,36 +535,20 @@ static int parse_object(struct parser *p, struct ls_jv *out)
 	for (more = true; more;) {
 		struct ls_jmember *m;
 
-		skip_ws(p);
-		if (p->pos >= p->len)
-			return truncated(p, "an object", opened);
-		if (p->s[p->pos] != '"') {
-			describe(p, p->pos, what, sizeof(what));
-			return perr(p, p->pos, "expected a string key in object, got %s",
-				    what);
-		}
-		if (out->obj.n == cap) {
-			size_t ncap = cap ? cap * 2 : 8;
-			struct ls_jmember *nm = realloc(out->obj.m, ncap * sizeof(*nm));
-
-			if (!nm)
-				return perr(p, p->pos, "out of memory");
-			out->obj.m = nm;
-			cap = ncap;
-		}
+		err = expect_char(p, '"', "an object", opened, "a string key in object");
+		if (err)
+			return err;
+		if (ls_grow(&out->obj.m, &cap, out->obj.n, sizeof(*m), 8))
+			return perr(p, p->pos, "out of memory");
 		m = &out->obj.m[out->obj.n];
 		memset(m, 0, sizeof(*m));
 		err = parse_string(p, &m->key, &m->key_len);
 		if (err)
 			return err;
 		out->obj.n++;		/* owns the key from here on */
-		skip_ws(p);
-		if (p->pos >= p->len)
-			return truncated(p, "an object", opened);
-		if (p->s[p->pos] != ':') {
-			describe(p, p->pos, what, sizeof(what));
-			return perr(p, p->pos, "expected ':' after object key, got %s", what);
-		}
+		err = expect_char(p, ':', "an object", opened, "':' after object key");
+		if (err)
+			return err;
 		p->pos++;
 		err = parse_value(p, &m->val);
 		if (err)
@@ -573,15 +574,8 @@ static int parse_array(struct parser *p, struct ls_jv *out)
 	if (err || empty)
 		return err;
 	for (more = true; more;) {
-		if (out->arr.n == cap) {
-			size_t ncap = cap ? cap * 2 : 8;
-			struct ls_jv *nv = realloc(out->arr.v, ncap * sizeof(*nv));
-
-			if (!nv)
-				return perr(p, p->pos, "out of memory");
-			out->arr.v = nv;
-			cap = ncap;
-		}
+		if (ls_grow(&out->arr.v, &cap, out->arr.n, sizeof(*out->arr.v), 8))
+			return perr(p, p->pos, "out of memory");
 		memset(&out->arr.v[out->arr.n], 0, sizeof(out->arr.v[0]));
 		out->arr.n++;		/* a null until parsed: always freeable */
 		err = parse_value(p, &out->arr.v[out->arr.n - 1]);
@@ -687,16 +681,9 @@ int ls_jr_parse_stream(struct ls_jdoc **docs, size_t *n, const char *name, const
 	p.max_values = lim && lim->max_values ? lim->max_values : LS_JR_MAX_VALUES;
 	skip_ws(&p);
 	do {
-		if (nv == cap) {
-			size_t ncap = cap ? 2 * cap : 4;
-			struct ls_jdoc *nd = realloc(v, ncap * sizeof(*nd));
-
-			if (!nd) {
-				ls_errf(err, "%s: out of memory", name);
-				goto fail;
-			}
-			v = nd;
-			cap = ncap;
+		if (ls_grow(&v, &cap, nv, sizeof(*v), 4)) {
+			ls_errf(err, "%s: out of memory", name);
+			goto fail;
 		}
 		v[nv] = pos;
 		nv++;
