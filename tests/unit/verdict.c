@@ -235,8 +235,10 @@ TEST(healthy_lab_pair_names_no_fault)
 {
 	struct ls_vd_in in = lab_pair();
 	struct ls_vd_cpu cpus[] = {
-		cpu_row(0, 0, LS_STAGE_SOFTIRQ_RUN, 80000, 20000, LS_STAGE_INTERFERENCE, 60000, LS_STAGE_SOFTIRQ_RUN),
-		cpu_row(1, 0, LS_STAGE_SOFTIRQ_RUN, 100000, 20000, LS_STAGE_SOFTIRQ_WAIT, 80000, LS_STAGE_SOFTIRQ_RUN),
+		cpu_row(0, 0, LS_STAGE_SOFTIRQ_RUN, 80000,
+			20000, LS_STAGE_INTERFERENCE, 60000, LS_STAGE_SOFTIRQ_RUN),
+		cpu_row(1, 0, LS_STAGE_SOFTIRQ_RUN, 100000,
+			20000, LS_STAGE_SOFTIRQ_WAIT, 80000, LS_STAGE_SOFTIRQ_RUN),
 	};
 	struct ls_verdict v;
 
@@ -321,11 +323,14 @@ TEST(waits_above_floor_name_the_cpu_with_most_wait)
 {
 	struct ls_vd_in in = lab_pair();
 	struct ls_vd_cpu cpus[] = {
-		cpu_row(0, 0, LS_STAGE_SOFTIRQ_RUN, 65000, 5000, LS_STAGE_PREEMPT, 60000, LS_STAGE_SOFTIRQ_RUN),
+		cpu_row(0, 0, LS_STAGE_SOFTIRQ_RUN, 65000,
+			5000, LS_STAGE_PREEMPT, 60000, LS_STAGE_SOFTIRQ_RUN),
 		/* most time and most work, little wait */
-		cpu_row(1, 0, LS_STAGE_SOFTIRQ_RUN, 130000, 10000, LS_STAGE_SOFTIRQ_WAIT, 120000, LS_STAGE_SOFTIRQ_RUN),
+		cpu_row(1, 0, LS_STAGE_SOFTIRQ_RUN, 130000,
+			10000, LS_STAGE_SOFTIRQ_WAIT, 120000, LS_STAGE_SOFTIRQ_RUN),
 		/* most wait */
-		cpu_row(1, 1, LS_STAGE_HARDIRQ, 100000, 90000, LS_STAGE_SOFTIRQ_WAIT, 10000, LS_STAGE_HARDIRQ),
+		cpu_row(1, 1, LS_STAGE_HARDIRQ, 100000,
+			90000, LS_STAGE_SOFTIRQ_WAIT, 10000, LS_STAGE_HARDIRQ),
 	};
 	struct ls_verdict v;
 
@@ -362,11 +367,14 @@ TEST(work_above_floor_is_no_finding_next_names_the_work_cpu)
 				     .cls = LS_CTR_RETRANS, .delta = 3, .after = 3 };
 	struct ls_vd_in in = lab_pair();
 	struct ls_vd_cpu cpus[] = {
-		cpu_row(0, 0, LS_STAGE_SOFTIRQ_RUN, 60000, 0, LS_STAGE_SOFTIRQ_WAIT, 60000, LS_STAGE_SOFTIRQ_RUN),
+		cpu_row(0, 0, LS_STAGE_SOFTIRQ_RUN, 60000,
+			0, LS_STAGE_SOFTIRQ_WAIT, 60000, LS_STAGE_SOFTIRQ_RUN),
 		/* most time and most wait, little work */
-		cpu_row(1, 0, LS_STAGE_SOFTIRQ_WAIT, 190000, 150000, LS_STAGE_SOFTIRQ_WAIT, 40000, LS_STAGE_HARDIRQ),
+		cpu_row(1, 0, LS_STAGE_SOFTIRQ_WAIT, 190000,
+			150000, LS_STAGE_SOFTIRQ_WAIT, 40000, LS_STAGE_HARDIRQ),
 		/* most work: where an injected softirq busy-wait ran */
-		cpu_row(1, 1, LS_STAGE_SOFTIRQ_RUN, 175000, 5000, LS_STAGE_PREEMPT, 170000, LS_STAGE_NAPI_POLL),
+		cpu_row(1, 1, LS_STAGE_SOFTIRQ_RUN, 175000,
+			5000, LS_STAGE_PREEMPT, 170000, LS_STAGE_NAPI_POLL),
 	};
 	struct ls_verdict v;
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The commands' output and files (io.h): warnings, sysfs/procfs, whole and JSON files, atomic files. */
+/* The commands' output and files (io.h): warnings, sysfs/procfs, whole, JSON and atomic files. */
 #include "io.h"
 #include "jsonr.h"
 

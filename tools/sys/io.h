@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The commands' output and files: warnings on stderr, sysfs/procfs, whole and JSON files, atomic files. */
+/* The commands' output and files: warnings, sysfs/procfs, whole, JSON and atomic files. */
 #ifndef LS_IO_H
 #define LS_IO_H
 
