@@ -69,84 +69,75 @@ static void stream(const uint8_t *p, size_t n)
 	close(sv[1]);
 }
 
+/* The frame header: rejected with a reason or re-encoded; then the bytes as a stream. */
+static void fuzz_hdr(const uint8_t *p, size_t n)
+{
+	uint8_t out[LS_OOB_HDR_LEN];
+	struct ls_err err = { 0 };
+	struct ls_oob_hdr h;
+
+	if (ls_oob_hdr_parse(p, n, &h, LS_OOB_MAX_PAYLOAD, &err)) {
+		rejected(&err);
+	} else {
+		ls_oob_hdr_encode(out, h.type, h.tag, h.length);
+		same(p, LS_OOB_HDR_LEN, out, LS_OOB_HDR_LEN, "header round trip");
+	}
+	stream(p, n);
+}
+
+/*
+ * fuzz_MSG(): payload MSG (ls_oob_MSG_parse and _encode) is rejected with a
+ * reason or re-encodes to exactly its bytes.
+ */
+#define DEFINE_ROUND_TRIP(msg, what)						\
+static void fuzz_##msg(const uint8_t *p, size_t n)				\
+{										\
+	uint8_t out[LS_OOB_HELLO_MAX_LEN + LS_OOB_ERROR_MAX_LEN];		\
+	struct ls_err err = { 0 };						\
+	struct ls_oob_##msg m;							\
+										\
+	if (ls_oob_##msg##_parse(p, n, &m, &err))				\
+		rejected(&err);							\
+	else									\
+		same(p, n, out, ls_oob_##msg##_encode(&m, out), what);		\
+}
+
+DEFINE_ROUND_TRIP(hello, "HELLO round trip")
+DEFINE_ROUND_TRIP(accept, "ACCEPT round trip")
+DEFINE_ROUND_TRIP(run, "RUN round trip")
+DEFINE_ROUND_TRIP(error, "ERROR round trip")
+
+/* STAMPS: rejected with a reason or re-encoded to exactly its bytes. */
+static void fuzz_stamps(const uint8_t *p, size_t n)
+{
+	uint64_t cnt = 0, max = 256, *pairs = calloc(2 * max, sizeof(uint64_t));
+	struct ls_err err = { 0 };
+	uint8_t *enc;
+
+	if (!pairs)
+		return;
+	if (ls_oob_stamps_parse(p, n, max, pairs, &cnt, &err)) {
+		rejected(&err);
+	} else {
+		enc = malloc(ls_oob_stamps_len(cnt));
+		if (enc) {
+			ls_oob_stamps_encode(pairs, cnt, enc);
+			same(p, n, enc, ls_oob_stamps_len(cnt), "STAMPS round trip");
+			free(enc);
+		}
+	}
+	free(pairs);
+}
+
+/* What byte 0 (modulo the count) feeds the rest of the input to. */
+static void (*const targets[])(const uint8_t *p, size_t n) = {
+	fuzz_hdr, fuzz_hello, fuzz_accept, fuzz_run, fuzz_error, fuzz_stamps,
+};
+
+/* libFuzzer's entry: byte 0 picks the target, the rest is its input. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	uint8_t out[LS_OOB_HELLO_MAX_LEN + LS_OOB_ERROR_MAX_LEN];
-	struct ls_err err = { 0 };
-	const uint8_t *p = data + 1;
-	size_t n;
-
-	if (!size)
-		return 0;
-	n = size - 1;
-	switch (data[0] % 6) {
-	case 0: {
-		struct ls_oob_hdr h;
-
-		if (ls_oob_hdr_parse(p, n, &h, LS_OOB_MAX_PAYLOAD, &err)) {
-			rejected(&err);
-		} else {
-			ls_oob_hdr_encode(out, h.type, h.tag, h.length);
-			same(p, LS_OOB_HDR_LEN, out, LS_OOB_HDR_LEN, "header round trip");
-		}
-		stream(p, n);
-		break;
-	}
-	case 1: {
-		struct ls_oob_hello m;
-
-		if (ls_oob_hello_parse(p, n, &m, &err))
-			rejected(&err);
-		else
-			same(p, n, out, ls_oob_hello_encode(&m, out), "HELLO round trip");
-		break;
-	}
-	case 2: {
-		struct ls_oob_accept m;
-
-		if (ls_oob_accept_parse(p, n, &m, &err))
-			rejected(&err);
-		else
-			same(p, n, out, ls_oob_accept_encode(&m, out), "ACCEPT round trip");
-		break;
-	}
-	case 3: {
-		struct ls_oob_run m;
-
-		if (ls_oob_run_parse(p, n, &m, &err))
-			rejected(&err);
-		else
-			same(p, n, out, ls_oob_run_encode(&m, out), "RUN round trip");
-		break;
-	}
-	case 4: {
-		struct ls_oob_error m;
-
-		if (ls_oob_error_parse(p, n, &m, &err))
-			rejected(&err);
-		else
-			same(p, n, out, ls_oob_error_encode(&m, out), "ERROR round trip");
-		break;
-	}
-	case 5: {
-		uint64_t cnt = 0, max = 256, *pairs = calloc(2 * max, sizeof(uint64_t));
-		uint8_t *enc;
-
-		if (!pairs)
-			return 0;
-		if (ls_oob_stamps_parse(p, n, max, pairs, &cnt, &err)) {
-			rejected(&err);
-		} else {
-			enc = malloc(ls_oob_stamps_len(cnt));
-			if (enc) {
-				ls_oob_stamps_encode(pairs, cnt, enc);
-				same(p, n, enc, ls_oob_stamps_len(cnt), "STAMPS round trip");
-				free(enc);
-			}
-		}
-		free(pairs);
-		break;
-	}
-	}
+	if (size)
+		targets[data[0] % (sizeof(targets) / sizeof(targets[0]))](data + 1, size - 1);
 	return 0;
 }

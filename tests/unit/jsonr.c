@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "json.h"
+#include "io.h"
 #include "jsonr.h"
 
 #undef ARRAY_SIZE	/* kselftest.h defines the same macro */

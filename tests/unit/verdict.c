@@ -18,6 +18,18 @@
 #undef ARRAY_SIZE	/* kselftest.h defines its own */
 #include "kselftest_harness.h"
 
+/* One CPU's row, no baseline: its mean one-way ns, split into wait and work. */
+static struct ls_vd_cpu cpu_row(int host, unsigned int cpu, unsigned int stage, double mean_ns,
+				double wait_ns, unsigned int wait_stage, double work_ns,
+				unsigned int work_stage)
+{
+	return (struct ls_vd_cpu){
+		.host = host, .cpu = cpu, .stage = stage, .mean_ns = mean_ns,
+		.wait_mean_ns = wait_ns, .wait_stage = wait_stage,
+		.work_mean_ns = work_ns, .work_stage = work_stage, .base_mean_ns = NAN,
+	};
+}
+
 /* A healthy 2 us sample set: 0.1 transmission, 0.1 queuing, 1.8 processing (1.5 base). */
 static struct ls_vd_in healthy(void)
 {
@@ -223,12 +235,10 @@ TEST(healthy_lab_pair_names_no_fault)
 {
 	struct ls_vd_in in = lab_pair();
 	struct ls_vd_cpu cpus[] = {
-		{ .host = 0, .cpu = 0, .stage = LS_STAGE_SOFTIRQ_RUN, .mean_ns = 80000,
-		  .wait_mean_ns = 20000, .wait_stage = LS_STAGE_INTERFERENCE,
-		  .work_mean_ns = 60000, .work_stage = LS_STAGE_SOFTIRQ_RUN, .base_mean_ns = NAN },
-		{ .host = 1, .cpu = 0, .stage = LS_STAGE_SOFTIRQ_RUN, .mean_ns = 100000,
-		  .wait_mean_ns = 20000, .wait_stage = LS_STAGE_SOFTIRQ_WAIT,
-		  .work_mean_ns = 80000, .work_stage = LS_STAGE_SOFTIRQ_RUN, .base_mean_ns = NAN },
+		cpu_row(0, 0, LS_STAGE_SOFTIRQ_RUN, 80000,
+			20000, LS_STAGE_INTERFERENCE, 60000, LS_STAGE_SOFTIRQ_RUN),
+		cpu_row(1, 0, LS_STAGE_SOFTIRQ_RUN, 100000,
+			20000, LS_STAGE_SOFTIRQ_WAIT, 80000, LS_STAGE_SOFTIRQ_RUN),
 	};
 	struct ls_verdict v;
 
@@ -313,17 +323,14 @@ TEST(waits_above_floor_name_the_cpu_with_most_wait)
 {
 	struct ls_vd_in in = lab_pair();
 	struct ls_vd_cpu cpus[] = {
-		{ .host = 0, .cpu = 0, .stage = LS_STAGE_SOFTIRQ_RUN, .mean_ns = 65000,
-		  .wait_mean_ns = 5000, .wait_stage = LS_STAGE_PREEMPT,
-		  .work_mean_ns = 60000, .work_stage = LS_STAGE_SOFTIRQ_RUN, .base_mean_ns = NAN },
+		cpu_row(0, 0, LS_STAGE_SOFTIRQ_RUN, 65000,
+			5000, LS_STAGE_PREEMPT, 60000, LS_STAGE_SOFTIRQ_RUN),
 		/* most time and most work, little wait */
-		{ .host = 1, .cpu = 0, .stage = LS_STAGE_SOFTIRQ_RUN, .mean_ns = 130000,
-		  .wait_mean_ns = 10000, .wait_stage = LS_STAGE_SOFTIRQ_WAIT,
-		  .work_mean_ns = 120000, .work_stage = LS_STAGE_SOFTIRQ_RUN, .base_mean_ns = NAN },
+		cpu_row(1, 0, LS_STAGE_SOFTIRQ_RUN, 130000,
+			10000, LS_STAGE_SOFTIRQ_WAIT, 120000, LS_STAGE_SOFTIRQ_RUN),
 		/* most wait */
-		{ .host = 1, .cpu = 1, .stage = LS_STAGE_HARDIRQ, .mean_ns = 100000,
-		  .wait_mean_ns = 90000, .wait_stage = LS_STAGE_SOFTIRQ_WAIT,
-		  .work_mean_ns = 10000, .work_stage = LS_STAGE_HARDIRQ, .base_mean_ns = NAN },
+		cpu_row(1, 1, LS_STAGE_HARDIRQ, 100000,
+			90000, LS_STAGE_SOFTIRQ_WAIT, 10000, LS_STAGE_HARDIRQ),
 	};
 	struct ls_verdict v;
 
@@ -360,17 +367,14 @@ TEST(work_above_floor_is_no_finding_next_names_the_work_cpu)
 				     .cls = LS_CTR_RETRANS, .delta = 3, .after = 3 };
 	struct ls_vd_in in = lab_pair();
 	struct ls_vd_cpu cpus[] = {
-		{ .host = 0, .cpu = 0, .stage = LS_STAGE_SOFTIRQ_RUN, .mean_ns = 60000,
-		  .wait_mean_ns = 0, .wait_stage = LS_STAGE_SOFTIRQ_WAIT,
-		  .work_mean_ns = 60000, .work_stage = LS_STAGE_SOFTIRQ_RUN, .base_mean_ns = NAN },
+		cpu_row(0, 0, LS_STAGE_SOFTIRQ_RUN, 60000,
+			0, LS_STAGE_SOFTIRQ_WAIT, 60000, LS_STAGE_SOFTIRQ_RUN),
 		/* most time and most wait, little work */
-		{ .host = 1, .cpu = 0, .stage = LS_STAGE_SOFTIRQ_WAIT, .mean_ns = 190000,
-		  .wait_mean_ns = 150000, .wait_stage = LS_STAGE_SOFTIRQ_WAIT,
-		  .work_mean_ns = 40000, .work_stage = LS_STAGE_HARDIRQ, .base_mean_ns = NAN },
+		cpu_row(1, 0, LS_STAGE_SOFTIRQ_WAIT, 190000,
+			150000, LS_STAGE_SOFTIRQ_WAIT, 40000, LS_STAGE_HARDIRQ),
 		/* most work: where an injected softirq busy-wait ran */
-		{ .host = 1, .cpu = 1, .stage = LS_STAGE_SOFTIRQ_RUN, .mean_ns = 175000,
-		  .wait_mean_ns = 5000, .wait_stage = LS_STAGE_PREEMPT,
-		  .work_mean_ns = 170000, .work_stage = LS_STAGE_NAPI_POLL, .base_mean_ns = NAN },
+		cpu_row(1, 1, LS_STAGE_SOFTIRQ_RUN, 175000,
+			5000, LS_STAGE_PREEMPT, 170000, LS_STAGE_NAPI_POLL),
 	};
 	struct ls_verdict v;
 

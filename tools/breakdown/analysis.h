@@ -89,7 +89,11 @@ struct ls_bd_params {
 	double expect_gbps;		/* 0 = no expectation */
 };
 
-/* Load a baseline breakdown JSON measured with size and verb into b. */
+struct ls_jdoc;
+/* A baseline breakdown JSON doc (read from path) measured with size and verb into b. */
+int ls_bd_parse_baseline(const struct ls_jdoc *doc, const char *path, uint32_t size,
+			 enum ls_probe_verb verb, struct ls_bd_base *b, struct ls_err *err);
+/* Load a baseline breakdown JSON file measured with size and verb into b (report_json.c). */
 int ls_bd_load_baseline(const char *path, uint32_t size, enum ls_probe_verb verb,
 			struct ls_bd_base *b, struct ls_err *err);
 /* Responder clock - prober clock from a->peer_n samples' stamps into a->theta_ns. */

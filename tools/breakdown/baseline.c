@@ -9,30 +9,26 @@
 #include "analysis.h"
 #include "jsonr.h"
 
-/* Load a baseline breakdown JSON (same size and verb). */
-int ls_bd_load_baseline(const char *path, uint32_t size, enum ls_probe_verb verb,
-			struct ls_bd_base *b, struct ls_err *err)
+/* A baseline's figures from its parsed breakdown JSON doc, read from path (same size and verb). */
+int ls_bd_parse_baseline(const struct ls_jdoc *doc, const char *path, uint32_t size,
+			 enum ls_probe_verb verb, struct ls_bd_base *b, struct ls_err *err)
 {
 	const struct ls_jv *root, *in, *fl, *parts, *st, *p;
 	static const char *const pn[LS_NR_PARTS] = { "transmission", "queuing", "processing" };
-	struct ls_jdoc doc;
 	char kind[32], vb[16];
 	double d = -1;
-	int ret = -1;
 
 	memset(b, 0, sizeof(*b));
-	if (ls_jr_parse_file(&doc, path, NULL, err))
-		return ls_err_wrap(err, "--baseline");
-	root = &doc.root;
+	root = &doc->root;
 	if (root->type != LS_JOBJ || !ls_jv_str(root, "kind", kind, sizeof(kind)) ||
 	    strcmp(kind, "breakdown")) {
 		ls_errf(err, "--baseline %s: not a breakdown JSON document", path);
-		goto out;
+		return -1;
 	}
 	if (!ls_jv_num(root, "schema", &d) || d != LS_JSON_SCHEMA) {
 		ls_errf(err, "--baseline %s: JSON schema %g, this latsplit reads schema %d",
 			path, d, LS_JSON_SCHEMA);
-		goto out;
+		return -1;
 	}
 	in = ls_jv_get(root, "inputs");
 	fl = ls_jv_get(root, "floor");
@@ -42,24 +38,24 @@ int ls_bd_load_baseline(const char *path, uint32_t size, enum ls_probe_verb verb
 	    !ls_jv_num(ls_jv_get(root, "total") ? ls_jv_get(root, "total") : root, "p50_ns", &b->total_p50)) {
 		ls_errf(err, "--baseline %s: inputs.size, inputs.verb, floor.residual_p50_ns or total.p50_ns missing",
 			path);
-		goto out;
+		return -1;
 	}
 	if ((uint32_t)d != size || strcmp(vb, ls_probe_verb_name(verb))) {
 		ls_errf(err, "--baseline %s was measured with %s %g B, this run is %s %u B: compare like with like",
 			path, vb, d, ls_probe_verb_name(verb), size);
-		goto out;
+		return -1;
 	}
 	for (int i = 0; i < LS_NR_PARTS; i++) {
 		p = ls_jv_get(parts, pn[i]);
 		if (!p || !ls_jv_num(p, "p50_ns", &b->part_p50[i])) {
 			ls_errf(err, "--baseline %s: parts.%s.p50_ns missing", path, pn[i]);
-			goto out;
+			return -1;
 		}
 	}
 	p = ls_jv_get(parts, "kernel");
 	if (!p || !ls_jv_num(p, "p50_ns", &b->kernel_p50)) {
 		ls_errf(err, "--baseline %s: parts.kernel.p50_ns missing", path);
-		goto out;
+		return -1;
 	}
 	st = ls_jv_get(root, "stages");
 	if (st && st->type == LS_JARR) {
@@ -89,8 +85,5 @@ int ls_bd_load_baseline(const char *path, uint32_t size, enum ls_probe_verb verb
 		}
 	}
 	b->have = true;
-	ret = 0;
-out:
-	ls_jr_free(&doc);
-	return ret;
+	return 0;
 }

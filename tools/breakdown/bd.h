@@ -128,6 +128,7 @@ void bd_counters(struct bd_ctx *x);
 /* peer.c */
 void bd_obs_json(struct ls_json *j, const char *key, const struct ls_bd_obs *o,
 		 double per_ns, double p50_ns);
+void bd_cpus_json(struct ls_json *j, const struct ls_bd_host *h);
 int bd_on_finish(void *arg, struct ls_oob *oob, bool is_prober, struct ls_err *err);
 /* report_text.c */
 void bd_print_text(const struct ls_bd_an *a, const struct ls_probe_result *r,

@@ -53,24 +53,31 @@ void bd_obs_json(struct ls_json *j, const char *key, const struct ls_bd_obs *o,
 	ls_json_obj_close(j);
 }
 
+/* A host's CPUs, probe CPU and IRQs as members (the peer header and --json share them). */
+void bd_cpus_json(struct ls_json *j, const struct ls_bd_host *h)
+{
+	char cpus[256];
+
+	ls_format_cpulist(h->cpumask, LS_MAX_CPUS, cpus, sizeof(cpus));
+	ls_json_str(j, "cpus", cpus);
+	ls_json_i64(j, "probe_cpu", h->probe_cpu);
+	ls_json_arr_open(j, "irqs");
+	for (unsigned int i = 0; i < h->nr_irqs; i++)
+		ls_json_u64(j, NULL, h->irqs[i]);
+	ls_json_arr_close(j);
+}
+
 /* Write h's header as the peer JSON object (see breakdown.h). */
 void ls_bd_peer_write(FILE *fp, const struct ls_bd_host *h, unsigned int proto)
 {
 	struct ls_json j;
-	char cpus[256];
 
 	ls_json_doc_open(&j, fp, false, "breakdown-peer");
 	ls_json_u64(&j, "proto", proto);
 	ls_json_bool(&j, "measured", h->measured);
 	ls_json_str(&j, "backend", h->backend);
 	ls_json_str(&j, "why", h->why);
-	ls_format_cpulist(h->cpumask, LS_MAX_CPUS, cpus, sizeof(cpus));
-	ls_json_str(&j, "cpus", cpus);
-	ls_json_i64(&j, "probe_cpu", h->probe_cpu);
-	ls_json_arr_open(&j, "irqs");
-	for (unsigned int i = 0; i < h->nr_irqs; i++)
-		ls_json_u64(&j, NULL, h->irqs[i]);
-	ls_json_arr_close(&j);
+	bd_cpus_json(&j, h);
 	ls_json_u64(&j, "records", h->records);
 	ls_json_u64(&j, "drops", h->drops);
 	ls_json_bool(&j, "truncated", h->truncated);

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * latsplit breakdown --json: the document of kind "breakdown"
- * (Documentation/latsplit-breakdown.rst lists its members).
+ * (Documentation/latsplit-breakdown.rst lists its members), and reading
+ * an earlier one back as --baseline.
  */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "bd.h"
+#include "io.h"
 #include "json.h"
+#include "jsonr.h"
 
 /* The run's QPs and first PSNs: what matches samples to a per-packet log. */
 static void json_qp(struct ls_json *j, const struct ls_probe_run *run)
@@ -40,21 +44,13 @@ static void json_dist(struct ls_json *j, const char *key, const struct ls_summar
 static void json_host(struct ls_json *j, const char *role, const struct ls_bd_host *h,
 		      const struct ls_bd_an *a)
 {
-	char cpus[256];
-
 	ls_json_obj_open(j, NULL);
 	ls_json_str(j, "role", role);
 	ls_json_bool(j, "measured", h->measured);
 	ls_json_str(j, "backend", h->backend);
 	if (!h->measured)
 		ls_json_str(j, "unmeasured_why", h->why);
-	ls_format_cpulist(h->cpumask, LS_MAX_CPUS, cpus, sizeof(cpus));
-	ls_json_str(j, "cpus", cpus);
-	ls_json_i64(j, "probe_cpu", h->probe_cpu);
-	ls_json_arr_open(j, "irqs");
-	for (unsigned int i = 0; i < h->nr_irqs; i++)
-		ls_json_u64(j, NULL, h->irqs[i]);
-	ls_json_arr_close(j);
+	bd_cpus_json(j, h);
 	ls_json_str(j, "ibdev", h->ibdev);
 	ls_json_str(j, "netdev", h->netdev);
 	ls_json_u64(j, "records", h->records);
@@ -328,4 +324,19 @@ void bd_print_json(FILE *fp, const struct ls_bd_an *a, const struct ls_probe_res
 	json_verdict(&j, a);
 	ls_json_obj_close(&j);
 	ls_json_end(&j);
+}
+
+/* Load a baseline: an earlier breakdown --json file, read here and checked by the core. */
+int ls_bd_load_baseline(const char *path, uint32_t size, enum ls_probe_verb verb,
+			struct ls_bd_base *b, struct ls_err *err)
+{
+	struct ls_jdoc doc;
+	int ret;
+
+	memset(b, 0, sizeof(*b));
+	if (ls_jr_parse_file(&doc, path, NULL, err))
+		return ls_err_wrap(err, "--baseline");
+	ret = ls_bd_parse_baseline(&doc, path, size, verb, b, err);
+	ls_jr_free(&doc);
+	return ret;
 }

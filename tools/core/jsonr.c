@@ -501,12 +501,29 @@ static int container_next(struct parser *p, char close, const char *kind, const 
 	return perr(p, p->pos, "expected ',' or '%c' in %s, got %s", close, kind, what);
 }
 
+/*
+ * Skip whitespace to c inside the object or array opened at opened (an:
+ * "an object", for messages); else "expected <expected>, got ...".
+ */
+static int expect_char(struct parser *p, char c, const char *an, size_t opened,
+		       const char *expected)
+{
+	char what[32];
+
+	skip_ws(p);
+	if (p->pos >= p->len)
+		return truncated(p, an, opened);
+	if (p->s[p->pos] == c)
+		return 0;
+	describe(p, p->pos, what, sizeof(what));
+	return perr(p, p->pos, "expected %s, got %s", expected, what);
+}
+
 /* Parse an object at p->pos (on '{'). */
 static int parse_object(struct parser *p, struct ls_jv *out)
 {
 	size_t opened = p->pos, cap = 0;
 	bool empty, more;
-	char what[32];
 	int err;
 
 	out->type = LS_JOBJ;
@@ -518,36 +535,20 @@ static int parse_object(struct parser *p, struct ls_jv *out)
 	for (more = true; more;) {
 		struct ls_jmember *m;
 
-		skip_ws(p);
-		if (p->pos >= p->len)
-			return truncated(p, "an object", opened);
-		if (p->s[p->pos] != '"') {
-			describe(p, p->pos, what, sizeof(what));
-			return perr(p, p->pos, "expected a string key in object, got %s",
-				    what);
-		}
-		if (out->obj.n == cap) {
-			size_t ncap = cap ? cap * 2 : 8;
-			struct ls_jmember *nm = realloc(out->obj.m, ncap * sizeof(*nm));
-
-			if (!nm)
-				return perr(p, p->pos, "out of memory");
-			out->obj.m = nm;
-			cap = ncap;
-		}
+		err = expect_char(p, '"', "an object", opened, "a string key in object");
+		if (err)
+			return err;
+		if (ls_grow(&out->obj.m, &cap, out->obj.n, sizeof(*m), 8))
+			return perr(p, p->pos, "out of memory");
 		m = &out->obj.m[out->obj.n];
 		memset(m, 0, sizeof(*m));
 		err = parse_string(p, &m->key, &m->key_len);
 		if (err)
 			return err;
 		out->obj.n++;		/* owns the key from here on */
-		skip_ws(p);
-		if (p->pos >= p->len)
-			return truncated(p, "an object", opened);
-		if (p->s[p->pos] != ':') {
-			describe(p, p->pos, what, sizeof(what));
-			return perr(p, p->pos, "expected ':' after object key, got %s", what);
-		}
+		err = expect_char(p, ':', "an object", opened, "':' after object key");
+		if (err)
+			return err;
 		p->pos++;
 		err = parse_value(p, &m->val);
 		if (err)
@@ -573,15 +574,8 @@ static int parse_array(struct parser *p, struct ls_jv *out)
 	if (err || empty)
 		return err;
 	for (more = true; more;) {
-		if (out->arr.n == cap) {
-			size_t ncap = cap ? cap * 2 : 8;
-			struct ls_jv *nv = realloc(out->arr.v, ncap * sizeof(*nv));
-
-			if (!nv)
-				return perr(p, p->pos, "out of memory");
-			out->arr.v = nv;
-			cap = ncap;
-		}
+		if (ls_grow(&out->arr.v, &cap, out->arr.n, sizeof(*out->arr.v), 8))
+			return perr(p, p->pos, "out of memory");
 		memset(&out->arr.v[out->arr.n], 0, sizeof(out->arr.v[0]));
 		out->arr.n++;		/* a null until parsed: always freeable */
 		err = parse_value(p, &out->arr.v[out->arr.n - 1]);
@@ -664,102 +658,22 @@ fail:
 	return -1;
 }
 
-/* Read a whole file (or stdin for "-") into a new buffer. */
-static int read_all(const char *path, size_t max_bytes, char **out, size_t *len,
-		    struct ls_err *err)
+/* Parse a stream of documents from len bytes at text (kept alive by the caller). */
+int ls_jr_parse_stream(struct ls_jdoc **docs, size_t *n, const char *name, const char *text,
+		       size_t len, const struct ls_jlimits *lim, struct ls_err *err)
 {
-	size_t cap = 65536, n = 0;
-	bool is_stdin = !strcmp(path, "-");
-	FILE *fp = is_stdin ? stdin : fopen(path, "rb");
-	char *buf;
-	int ret = 0;
-
-	if (!fp)
-		return ls_errnof(err, errno, "open %s", path);
-	buf = malloc(cap);
-	if (!buf) {
-		ret = ls_errf(err, "%s: out of memory", path);
-		goto out;
-	}
-	for (;;) {
-		size_t got;
-
-		if (n == cap) {
-			char *nb;
-
-			if (cap > max_bytes) {
-				ret = ls_errcf(err, LS_E_LIMIT, "%s: larger than the limit of %zu bytes",
-					       path, max_bytes);
-				goto out;
-			}
-			cap *= 2;
-			nb = realloc(buf, cap);
-			if (!nb) {
-				ret = ls_errf(err, "%s: out of memory", path);
-				goto out;
-			}
-			buf = nb;
-		}
-		got = fread(buf + n, 1, cap - n, fp);
-		n += got;
-		if (got)
-			continue;
-		if (ferror(fp)) {
-			ret = ls_errnof(err, errno ? errno : EIO, "read %s", path);
-			goto out;
-		}
-		break;
-	}
-	*out = buf;
-	*len = n;
-	buf = NULL;
-out:
-	free(buf);
-	if (!is_stdin)
-		fclose(fp);
-	return ret;
-}
-
-/* Read and parse a file (or stdin for "-"). */
-int ls_jr_parse_file(struct ls_jdoc *doc, const char *path,
-		     const struct ls_jlimits *lim, struct ls_err *err)
-{
-	size_t max_bytes = lim && lim->max_bytes ? lim->max_bytes : LS_JR_MAX_BYTES;
-	char *buf;
-	size_t n;
-
-	memset(doc, 0, sizeof(*doc));
-	if (read_all(path, max_bytes, &buf, &n, err))
-		return -1;
-	if (ls_jr_parse(doc, strcmp(path, "-") ? path : "<stdin>", buf, n, lim, err)) {
-		free(buf);
-		return -1;
-	}
-	doc->owned = buf;
-	return 0;
-}
-
-/* Read and parse a stream of documents. */
-int ls_jr_parse_file_stream(struct ls_jdoc **docs, size_t *n, const char *path,
-			    const struct ls_jlimits *lim, struct ls_err *err)
-{
-	size_t max_bytes = lim && lim->max_bytes ? lim->max_bytes : LS_JR_MAX_BYTES;
-	const char *name = strcmp(path, "-") ? path : "<stdin>";
 	struct ls_jdoc *v = NULL;
-	size_t nv = 0, cap = 0, len;
+	size_t nv = 0, cap = 0;
 	struct parser p = { 0 };
 	struct ls_jdoc pos;	/* positions and the name for messages */
-	char *buf;
 
 	*docs = NULL;
 	*n = 0;
-	if (read_all(path, max_bytes, &buf, &len, err))
-		return -1;
 	memset(&pos, 0, sizeof(pos));
 	snprintf(pos.name, sizeof(pos.name), "%s", name);
-	pos.text = buf;
+	pos.text = text;
 	pos.len = len;
-	p.s = buf;
+	p.s = text;
 	p.len = len;
 	p.doc = &pos;
 	p.err = err;
@@ -767,16 +681,9 @@ int ls_jr_parse_file_stream(struct ls_jdoc **docs, size_t *n, const char *path,
 	p.max_values = lim && lim->max_values ? lim->max_values : LS_JR_MAX_VALUES;
 	skip_ws(&p);
 	do {
-		if (nv == cap) {
-			size_t ncap = cap ? 2 * cap : 4;
-			struct ls_jdoc *nd = realloc(v, ncap * sizeof(*nd));
-
-			if (!nd) {
-				ls_errf(err, "%s: out of memory", name);
-				goto fail;
-			}
-			v = nd;
-			cap = ncap;
+		if (ls_grow(&v, &cap, nv, sizeof(*v), 4)) {
+			ls_errf(err, "%s: out of memory", name);
+			goto fail;
 		}
 		v[nv] = pos;
 		nv++;
@@ -784,7 +691,6 @@ int ls_jr_parse_file_stream(struct ls_jdoc **docs, size_t *n, const char *path,
 			goto fail;
 		skip_ws(&p);
 	} while (p.pos < p.len);
-	v[0].owned = buf;
 	*docs = v;
 	*n = nv;
 	return 0;
@@ -792,11 +698,10 @@ fail:
 	for (size_t i = 0; i < nv; i++)
 		free_value(&v[i].root);
 	free(v);
-	free(buf);
 	return -1;
 }
 
-/* Free what ls_jr_parse_file_stream returned. */
+/* Free what ls_jr_parse_stream (or ls_jr_parse_file_stream) returned. */
 void ls_jr_free_stream(struct ls_jdoc *docs, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -829,45 +734,50 @@ const struct ls_jv *ls_jv_get(const struct ls_jv *obj, const char *key)
 	return NULL;
 }
 
-/* Member key of obj as a number; false when absent or not a number. */
-bool ls_jv_num(const struct ls_jv *obj, const char *key, double *out)
+/* Member key of obj when it has type t, else NULL. */
+static const struct ls_jv *get_typed(const struct ls_jv *obj, const char *key, enum ls_jtype t)
 {
 	const struct ls_jv *v = ls_jv_get(obj, key);
 
-	if (!v || v->type != LS_JNUM)
-		return false;
-	*out = v->num;
-	return true;
+	return v && v->type == t ? v : NULL;
+}
+
+/* Member key of obj as a number; false when absent or not a number. */
+bool ls_jv_num(const struct ls_jv *obj, const char *key, double *out)
+{
+	const struct ls_jv *v = get_typed(obj, key, LS_JNUM);
+
+	if (v)
+		*out = v->num;
+	return v != NULL;
 }
 
 /* Member key of obj as a string into buf; false when absent or not a string. */
 bool ls_jv_str(const struct ls_jv *obj, const char *key, char *buf, size_t len)
 {
-	const struct ls_jv *v = ls_jv_get(obj, key);
+	const struct ls_jv *v = get_typed(obj, key, LS_JSTR);
 
-	if (!v || v->type != LS_JSTR)
-		return false;
-	snprintf(buf, len, "%s", v->str.s);
-	return true;
+	if (v)
+		snprintf(buf, len, "%s", v->str.s);
+	return v != NULL;
 }
 
 /* Member key of obj as a boolean; false when absent or not a boolean. */
 bool ls_jv_bool(const struct ls_jv *obj, const char *key, bool *out)
 {
-	const struct ls_jv *v = ls_jv_get(obj, key);
+	const struct ls_jv *v = get_typed(obj, key, LS_JBOOL);
 
-	if (!v || v->type != LS_JBOOL)
-		return false;
-	*out = v->b;
-	return true;
+	if (v)
+		*out = v->b;
+	return v != NULL;
 }
 
 /* Member key of obj as a non-negative integer; false when absent or not one. */
 bool ls_jv_u64(const struct ls_jv *obj, const char *key, uint64_t *out)
 {
-	const struct ls_jv *v = ls_jv_get(obj, key);
+	const struct ls_jv *v = get_typed(obj, key, LS_JNUM);
 
-	if (!v || v->type != LS_JNUM || !(v->num >= 0) || v->num > 9007199254740992.0)
+	if (!v || !(v->num >= 0) || v->num > 9007199254740992.0)
 		return false;
 	*out = (uint64_t)v->num;
 	return true;

@@ -77,7 +77,7 @@ struct ls_jdoc {
 	struct ls_jv root;
 	const char *text;
 	size_t len;
-	char *owned;		/* the file buffer when read by ls_jr_parse_file */
+	char *owned;		/* the file buffer when read by ls_jr_parse_file (io.h) */
 	char name[256];		/* file name (or "<input>") for messages */
 };
 
@@ -87,17 +87,14 @@ struct ls_jdoc {
  */
 int ls_jr_parse(struct ls_jdoc *doc, const char *name, const char *text,
 		size_t len, const struct ls_jlimits *lim, struct ls_err *err);
-/* Read and parse a file ("-" is stdin). */
-int ls_jr_parse_file(struct ls_jdoc *doc, const char *path,
-		     const struct ls_jlimits *lim, struct ls_err *err);
 /*
  * A stream of documents (JSON lines, or values separated by whitespace), as
- * `latsplit irq --json` writes one per interval. All documents share one
- * text buffer: docs[0].owned holds it. n >= 1 on success.
+ * `latsplit irq --json` writes one per interval, from len bytes at text (the
+ * caller keeps it alive). n >= 1 on success. Reading a file: io.h.
  */
-int ls_jr_parse_file_stream(struct ls_jdoc **docs, size_t *n, const char *path,
-			    const struct ls_jlimits *lim, struct ls_err *err);
-/* Free what ls_jr_parse_file_stream returned. */
+int ls_jr_parse_stream(struct ls_jdoc **docs, size_t *n, const char *name, const char *text,
+		       size_t len, const struct ls_jlimits *lim, struct ls_err *err);
+/* Free what ls_jr_parse_stream or ls_jr_parse_file_stream returned. */
 void ls_jr_free_stream(struct ls_jdoc *docs, size_t n);
 /* Free a document (safe on a zeroed or failed one). */
 void ls_jr_free(struct ls_jdoc *doc);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The commands' output and small files (io.h): warnings, sysfs/procfs reads, atomic files. */
+/* The commands' output and files (io.h): warnings, sysfs/procfs, whole, JSON and atomic files. */
 #include "io.h"
+#include "jsonr.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -42,6 +43,101 @@ int ls_read_text(const char *path, char *buf, size_t len, struct ls_err *err)
 	buf[n] = '\0';
 	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
 		buf[--n] = '\0';
+	return 0;
+}
+
+/* Read a whole file (or stdin for "-") into a new buffer. */
+int ls_read_file(const char *path, size_t max_bytes, char **out, size_t *len,
+		 struct ls_err *err)
+{
+	size_t cap = 65536, n = 0;
+	bool is_stdin = !strcmp(path, "-");
+	FILE *fp = is_stdin ? stdin : fopen(path, "rb");
+	char *buf;
+	int ret = 0;
+
+	if (!fp)
+		return ls_errnof(err, errno, "open %s", path);
+	buf = malloc(cap);
+	if (!buf) {
+		ret = ls_errf(err, "%s: out of memory", path);
+		goto out;
+	}
+	for (;;) {
+		size_t got;
+
+		if (n == cap) {
+			char *nb;
+
+			if (cap > max_bytes) {
+				ret = ls_errcf(err, LS_E_LIMIT, "%s: larger than the limit of %zu bytes",
+					       path, max_bytes);
+				goto out;
+			}
+			cap *= 2;
+			nb = realloc(buf, cap);
+			if (!nb) {
+				ret = ls_errf(err, "%s: out of memory", path);
+				goto out;
+			}
+			buf = nb;
+		}
+		got = fread(buf + n, 1, cap - n, fp);
+		n += got;
+		if (got)
+			continue;
+		if (ferror(fp)) {
+			ret = ls_errnof(err, errno ? errno : EIO, "read %s", path);
+			goto out;
+		}
+		break;
+	}
+	*out = buf;
+	*len = n;
+	buf = NULL;
+out:
+	free(buf);
+	if (!is_stdin)
+		fclose(fp);
+	return ret;
+}
+
+/* Read and parse a JSON file (or stdin for "-"). */
+int ls_jr_parse_file(struct ls_jdoc *doc, const char *path,
+		     const struct ls_jlimits *lim, struct ls_err *err)
+{
+	size_t max_bytes = lim && lim->max_bytes ? lim->max_bytes : LS_JR_MAX_BYTES;
+	char *buf;
+	size_t n;
+
+	memset(doc, 0, sizeof(*doc));
+	if (ls_read_file(path, max_bytes, &buf, &n, err))
+		return -1;
+	if (ls_jr_parse(doc, strcmp(path, "-") ? path : "<stdin>", buf, n, lim, err)) {
+		free(buf);
+		return -1;
+	}
+	doc->owned = buf;
+	return 0;
+}
+
+/* Read and parse a stream of JSON documents (or stdin for "-"). */
+int ls_jr_parse_file_stream(struct ls_jdoc **docs, size_t *n, const char *path,
+			    const struct ls_jlimits *lim, struct ls_err *err)
+{
+	size_t max_bytes = lim && lim->max_bytes ? lim->max_bytes : LS_JR_MAX_BYTES;
+	char *buf;
+	size_t len;
+
+	*docs = NULL;
+	*n = 0;
+	if (ls_read_file(path, max_bytes, &buf, &len, err))
+		return -1;
+	if (ls_jr_parse_stream(docs, n, strcmp(path, "-") ? path : "<stdin>", buf, len, lim, err)) {
+		free(buf);
+		return -1;
+	}
+	(*docs)[0].owned = buf;
 	return 0;
 }
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The commands' output and small files: warnings on stderr, sysfs/procfs reads, whole-or-nothing files. */
+/* The commands' output and files: warnings, sysfs/procfs, whole, JSON and atomic files. */
 #ifndef LS_IO_H
 #define LS_IO_H
 
@@ -13,6 +13,18 @@ void ls_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Read a small text file whole (NUL-terminated, trailing newline stripped). */
 int ls_read_text(const char *path, char *buf, size_t len, struct ls_err *err);
+/* Read a whole file ("-" is stdin) of at most about max_bytes into a new buffer *out. */
+int ls_read_file(const char *path, size_t max_bytes, char **out, size_t *len,
+		 struct ls_err *err);
+
+struct ls_jdoc;
+struct ls_jlimits;
+/* Read and parse a JSON file ("-" is stdin); the doc owns the buffer. */
+int ls_jr_parse_file(struct ls_jdoc *doc, const char *path,
+		     const struct ls_jlimits *lim, struct ls_err *err);
+/* Read and parse a stream of JSON documents (jsonr.h); docs[0].owned holds the buffer. */
+int ls_jr_parse_file_stream(struct ls_jdoc **docs, size_t *n, const char *path,
+			    const struct ls_jlimits *lim, struct ls_err *err);
 
 /*
  * Atomic output file: written to a temporary file in the same directory and
