@@ -147,4 +147,68 @@ TEST(other_protocol_is_a_clear_error)
 	EXPECT_NE(LS_E_PEER_PROTO, e.code);
 }
 
+/* A header with the required members, then extra (JSON members with a comma). */
+static int parse_extra(const char *extra, struct ls_bd_host *g, struct ls_err *e)
+{
+	char t[2048];
+
+	snprintf(t, sizeof(t), "{\"schema\":%d,\"kind\":\"breakdown-peer\",\"proto\":%d,"
+		 "\"measured\":true,\"backend\":\"kmod\",\"why\":\"\",\"cpus\":\"0\"%s%s}",
+		 LS_JSON_SCHEMA, LS_BD_PROTO, strstr(extra, "probe_cpu") ? "" : ",\"probe_cpu\":0",
+		 extra);
+	return ls_bd_peer_parse(t, strlen(t), g, e);
+}
+
+/* True when s holds only printable ASCII. */
+static bool printable(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e)
+			return false;
+	return true;
+}
+
+TEST(hostile_peer_numbers_are_refused)
+{
+	static const char *const bad[] = {
+		",\"probe_cpu\":1e300", ",\"probe_cpu\":-2", ",\"probe_cpu\":1.5",
+		",\"probe_cpu\":256", ",\"irqs\":[29,-1]", ",\"irqs\":[4294967296]",
+		",\"records\":1e300", ",\"drops\":-1", ",\"records\":0.5",
+		",\"link_gbps\":-1", ",\"link_gbps\":1e309",
+		",\"counters\":[{\"name\":\"hw:x\",\"ok\":true,\"before\":-5,\"after\":3}]",
+		",\"counters\":[{\"name\":\"hw:x\",\"ok\":true,\"before\":1,\"after\":1e20}]",
+	};
+	struct ls_bd_host g;
+	struct ls_err e;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		e.msg[0] = '\0';
+		EXPECT_EQ(-1, parse_extra(bad[i], &g, &e)) TH_LOG("accepted: %s", bad[i]);
+		EXPECT_NE(NULL, strstr(e.msg, "responder header")) TH_LOG("%s: %s", bad[i], e.msg);
+		EXPECT_EQ(NULL, g.ctr.v);
+	}
+	/* the edges that are fine */
+	ASSERT_EQ(0, parse_extra(",\"probe_cpu\":-1,\"irqs\":[0,4294967295],\"records\":0", &g, &e));
+	EXPECT_EQ(-1, g.probe_cpu);
+	EXPECT_EQ(4294967295u, g.irqs[1]);
+	ls_bd_host_free(&g);
+}
+
+TEST(hostile_peer_strings_are_made_printable)
+{
+	struct ls_bd_host g;
+	struct ls_err e;
+
+	ASSERT_EQ(0, parse_extra(",\"netdev\":\"eth\\u001b[2J0\",\"ibdev\":\"rxe\\u0007\","
+				 "\"rate\":\"\\u009b31m\",\"counters\":[{\"name\":\"hw:\\u001b]0;x\","
+				 "\"ok\":false,\"error\":\"bad\\r\\n\"}]", &g, &e));
+	EXPECT_STREQ("eth?[2J0", g.netdev);
+	EXPECT_STREQ("rxe?", g.ibdev);
+	EXPECT_TRUE(printable(g.rate));
+	ASSERT_EQ(1, g.ctr.n);
+	EXPECT_STREQ("hw:?]0;x", g.ctr.v[0].name);
+	EXPECT_STREQ("bad??", g.ctr.v[0].error);
+	ls_bd_host_free(&g);
+}
+
 TEST_HARNESS_MAIN

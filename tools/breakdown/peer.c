@@ -149,11 +149,88 @@ void ls_bd_host_free(struct ls_bd_host *h)
 	ls_ctr_diff_free(&h->ctr);
 }
 
-/* Parse a peer header; another proto or kind is a clear error. */
+/* True when d is a whole number in [lo, hi] (NaN and infinities are not). */
+static bool whole_in(double d, double lo, double hi)
+{
+	return d >= lo && d <= hi && d == floor(d);
+}
+
+/* A count member: absent leaves *out; present must be a whole number >= 0. */
+static int peer_count(const struct ls_jv *o, const char *key, uint64_t *out,
+		      struct ls_err *err)
+{
+	double d;
+
+	if (!ls_jv_num(o, key, &d))
+		return 0;
+	if (!whole_in(d, 0, 9007199254740992.0))
+		return ls_errf(err, "responder header: %s %g is not a count", key, d);
+	*out = (uint64_t)d;
+	return 0;
+}
+
+/* The header's IRQ list: whole numbers that fit an IRQ number. */
+static int peer_irqs(const struct ls_jv *root, struct ls_bd_host *h, struct ls_err *err)
+{
+	const struct ls_jv *a = ls_jv_get(root, "irqs");
+
+	if (!a || a->type != LS_JARR)
+		return 0;
+	for (size_t i = 0; i < a->arr.n && h->nr_irqs < LS_MAX_IRQS; i++) {
+		const struct ls_jv *v = &a->arr.v[i];
+
+		if (v->type != LS_JNUM)
+			continue;
+		if (!whole_in(v->num, 0, UINT32_MAX))
+			return ls_errf(err, "responder header: irq %g is not an IRQ number", v->num);
+		h->irqs[h->nr_irqs++] = (uint32_t)v->num;
+	}
+	return 0;
+}
+
+/* The header's counter deltas; names and errors made printable. */
+static int peer_counters(const struct ls_jv *root, struct ls_bd_host *h,
+			 struct ls_err *err)
+{
+	const struct ls_jv *a = ls_jv_get(root, "counters");
+
+	if (!a || a->type != LS_JARR || !a->arr.n)
+		return 0;
+	h->ctr.v = calloc(a->arr.n, sizeof(*h->ctr.v));
+	if (!h->ctr.v)
+		return ls_errnof(err, ENOMEM, "responder counters");
+	for (size_t i = 0; i < a->arr.n; i++) {
+		const struct ls_jv *o = &a->arr.v[i];
+		struct ls_ctr_delta *c = &h->ctr.v[h->ctr.n];
+
+		if (o->type != LS_JOBJ || !ls_jv_str(o, "name", c->name, sizeof(c->name)))
+			continue;
+		ls_str_printable(c->name);
+		ls_jv_bool(o, "ok", &c->ok);
+		ls_jv_bool(o, "gauge", &c->gauge);
+		if (peer_count(o, "before", &c->before, err) ||
+		    peer_count(o, "after", &c->after, err))
+			return ls_err_wrap(err, "counter %s", c->name);
+		ls_jv_str(o, "error", c->error, sizeof(c->error));
+		ls_str_printable(c->error);
+		c->delta = (int64_t)(c->after - c->before);
+		c->cls = ls_ctr_classify(c->name);
+		if (!c->ok)
+			h->ctr.unreadable++;
+		h->ctr.n++;
+	}
+	return 0;
+}
+
+/*
+ * Parse a peer header; another proto or kind is a clear error. The peer is
+ * not trusted: numbers are range-checked before conversion, and strings are
+ * made printable (a peer's text never reaches a terminal as escapes).
+ */
 int ls_bd_peer_parse(const char *text, size_t len, struct ls_bd_host *h,
 		     struct ls_err *err)
 {
-	const struct ls_jv *root, *a;
+	const struct ls_jv *root;
 	struct ls_jdoc doc;
 	char kind[64], cpus[256];
 	double d, proto;
@@ -186,57 +263,43 @@ int ls_bd_peer_parse(const char *text, size_t len, struct ls_bd_host *h,
 		ls_errf(err, "responder header: a required member (measured, backend, why, cpus, probe_cpu) is missing or mistyped");
 		goto out;
 	}
+	if (!whole_in(d, -1, LS_MAX_CPUS - 1)) {
+		ls_errf(err, "responder header: probe_cpu %g is not a CPU number (-1 to %d)",
+			d, LS_MAX_CPUS - 1);
+		goto out;
+	}
 	h->probe_cpu = (int)d;
 	if (cpus[0] && ls_parse_cpulist(cpus, h->cpumask, LS_MAX_CPUS, err)) {
 		ls_err_wrap(err, "responder header: cpus");
 		goto out;
 	}
-	a = ls_jv_get(root, "irqs");
-	if (a && a->type == LS_JARR) {
-		for (size_t i = 0; i < a->arr.n && h->nr_irqs < LS_MAX_IRQS; i++)
-			if (a->arr.v[i].type == LS_JNUM)
-				h->irqs[h->nr_irqs++] = (uint32_t)a->arr.v[i].num;
-	}
-	if (ls_jv_num(root, "records", &d))
-		h->records = (uint64_t)d;
-	if (ls_jv_num(root, "drops", &d))
-		h->drops = (uint64_t)d;
+	if (peer_irqs(root, h, err) || peer_count(root, "records", &h->records, err) ||
+	    peer_count(root, "drops", &h->drops, err))
+		goto out;
 	ls_jv_bool(root, "truncated", &h->truncated);
 	ls_jv_str(root, "ibdev", h->ibdev, sizeof(h->ibdev));
 	ls_jv_str(root, "netdev", h->netdev, sizeof(h->netdev));
 	ls_jv_str(root, "rate", h->rate, sizeof(h->rate));
-	ls_jv_num(root, "link_gbps", &h->link_gbps);
-	obs_parse(root, &h->obs);
-	a = ls_jv_get(root, "counters");
-	if (a && a->type == LS_JARR && a->arr.n) {
-		h->ctr.v = calloc(a->arr.n, sizeof(*h->ctr.v));
-		if (!h->ctr.v) {
-			ls_errnof(err, ENOMEM, "responder counters");
-			goto out;
-		}
-		for (size_t i = 0; i < a->arr.n; i++) {
-			const struct ls_jv *o = &a->arr.v[i];
-			struct ls_ctr_delta *c = &h->ctr.v[h->ctr.n];
-			double b = 0, af = 0;
-
-			if (o->type != LS_JOBJ || !ls_jv_str(o, "name", c->name, sizeof(c->name)))
-				continue;
-			ls_jv_bool(o, "ok", &c->ok);
-			ls_jv_bool(o, "gauge", &c->gauge);
-			ls_jv_num(o, "before", &b);
-			ls_jv_num(o, "after", &af);
-			ls_jv_str(o, "error", c->error, sizeof(c->error));
-			c->before = (uint64_t)b;
-			c->after = (uint64_t)af;
-			c->delta = (int64_t)(c->after - c->before);
-			c->cls = ls_ctr_classify(c->name);
-			if (!c->ok)
-				h->ctr.unreadable++;
-			h->ctr.n++;
-		}
+	if (ls_jv_num(root, "link_gbps", &h->link_gbps) &&
+	    !(h->link_gbps >= 0 && h->link_gbps <= 1e6)) {
+		ls_errf(err, "responder header: link_gbps %g is not a link rate", h->link_gbps);
+		goto out;
 	}
+	obs_parse(root, &h->obs);
+	if (peer_counters(root, h, err)) {
+		ls_err_wrap(err, "responder header");
+		goto out;
+	}
+	ls_str_printable(h->backend);
+	ls_str_printable(h->why);
+	ls_str_printable(h->ibdev);
+	ls_str_printable(h->netdev);
+	ls_str_printable(h->rate);
+	ls_str_printable(h->obs.why);
 	ret = 0;
 out:
+	if (ret)
+		ls_bd_host_free(h);
 	ls_jr_free(&doc);
 	return ret;
 }

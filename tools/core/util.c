@@ -84,6 +84,20 @@ const char *ls_enum_name(const char *const *names, size_t n, unsigned int v)
 	return v < n ? names[v] : "?";
 }
 
+/* Replace every byte of s outside printable ASCII with '?'; returns how many. */
+size_t ls_str_printable(char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++) {
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e) {
+			*s = '?';
+			n++;
+		}
+	}
+	return n;
+}
+
 /* Prefix an existing error message with more context; returns -1. */
 int ls_err_wrap(struct ls_err *err, const char *fmt, ...)
 {

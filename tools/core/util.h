@@ -56,6 +56,8 @@ int ls_getopt_err(int c, const char *opt, const char *cmd, struct ls_err *err);
 void ls_freep(void *pp);
 /* The name of enum value v in a table of n names in enum order, or "?" past its end. */
 const char *ls_enum_name(const char *const *names, size_t n, unsigned int v);
+/* Text from elsewhere made safe to print (no escapes, no control bytes). */
+size_t ls_str_printable(char *s);
 
 /* Exit statuses shared by all commands. */
 #define LS_EXIT_OK	0
