@@ -327,4 +327,35 @@ TEST(attribution_moves_the_responder_by_theta_and_counts_an_instant_once)
 	run_free(&run);
 }
 
+TEST(losses_make_a_split_incomplete)
+{
+	struct ls_bd_host pr = { .measured = true }, rs = { .measured = true };
+	const struct ls_bd_host *const hosts[2] = { &pr, &rs }, *const one[2] = { &pr, NULL };
+	char buf[512];
+
+	EXPECT_FALSE(ls_bd_losses(hosts, buf, sizeof(buf)));
+	EXPECT_STREQ("", buf);
+	EXPECT_FALSE(ls_bd_losses(one, buf, sizeof(buf)));
+	rs.drops = 1234;
+	pr.irqs_unwatched = 16;
+	EXPECT_TRUE(ls_bd_losses(hosts, buf, sizeof(buf)));
+	EXPECT_STREQ("prober: 16 NIC IRQs not watched (over 32); "
+		     "responder: 1234 kernel records dropped (ring full: raise --ring-kib)", buf);
+	rs.drops = 0;
+	rs.truncated = true;
+	pr.irqs_unwatched = 0;
+	EXPECT_TRUE(ls_bd_losses(hosts, buf, sizeof(buf)));
+	EXPECT_NE(NULL, strstr(buf, "responder: records cut"));
+	EXPECT_TRUE(ls_bd_host_lossy(&rs));
+	EXPECT_FALSE(ls_bd_host_lossy(&pr));
+	/* an unmeasured host lost nothing: it recorded nothing */
+	rs.measured = false;
+	EXPECT_FALSE(ls_bd_losses(hosts, buf, sizeof(buf)));
+	/* a short buffer is cut, never overrun */
+	rs.measured = true;
+	rs.drops = 7;
+	EXPECT_TRUE(ls_bd_losses(hosts, buf, 12));
+	EXPECT_EQ(11, strlen(buf));
+}
+
 TEST_HARNESS_MAIN

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -626,6 +627,60 @@ static const struct ls_attr_cell *cell_of(const struct ls_bd_an *a, int h, unsig
 bool ls_bd_unreliable(const struct ls_bd_an *a)
 {
 	return a->sp.clamped * 100 > a->n;
+}
+
+/* True when a measured host lost anything (records dropped or cut, NIC IRQs unwatched). */
+bool ls_bd_host_lossy(const struct ls_bd_host *h)
+{
+	return h && h->measured && (h->drops || h->truncated || h->irqs_unwatched);
+}
+
+/* Append one loss phrase to buf at *off. */
+static void loss_add(char *buf, size_t len, size_t *off, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void loss_add(char *buf, size_t len, size_t *off, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (*off >= len)
+		return;
+	if (*off) {
+		n = snprintf(buf + *off, len - *off, "; ");
+		*off += n > 0 ? (size_t)n : 0;
+		if (*off >= len)
+			return;
+	}
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *off, len - *off, fmt, ap);
+	va_end(ap);
+	*off += n > 0 ? (size_t)n : 0;
+}
+
+/* What the run's hosts lost, "; "-separated (see analysis.h). */
+bool ls_bd_losses(const struct ls_bd_host *const hosts[2], char *buf, size_t len)
+{
+	static const char *const role[2] = { "prober", "responder" };
+	size_t off = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (int i = 0; i < 2; i++) {
+		const struct ls_bd_host *h = hosts[i];
+
+		if (!ls_bd_host_lossy(h))
+			continue;
+		if (h->drops)
+			loss_add(buf, len, &off, "%s: %llu kernel records dropped (ring full: raise --ring-kib)",
+				 role[i], (unsigned long long)h->drops);
+		if (h->truncated)
+			loss_add(buf, len, &off, "%s: records cut (more than could be kept: shorten the run)",
+				 role[i]);
+		if (h->irqs_unwatched)
+			loss_add(buf, len, &off, "%s: %u NIC IRQs not watched (over %d)", role[i],
+				 h->irqs_unwatched, LS_MAX_IRQS);
+	}
+	return off > 0;
 }
 
 /* A host's handler time on its relevant CPUs, one-way ns per sample. */

@@ -127,6 +127,14 @@ const struct ls_attr_cell *ls_bd_cell(const struct ls_attr *at, int h, unsigned 
 				      unsigned int st);
 /* More than 1 % of the samples had more kernel time on their path than latency. */
 bool ls_bd_unreliable(const struct ls_bd_an *a);
+/* True when a measured host lost anything (records dropped or cut, NIC IRQs unwatched). */
+bool ls_bd_host_lossy(const struct ls_bd_host *h);
+/*
+ * What the run's hosts (hosts[0] the prober, hosts[1] the responder, either
+ * NULL) lost, as "; "-separated phrases in buf ("" when nothing): a split
+ * with losses is incomplete. Returns true when there were any.
+ */
+bool ls_bd_losses(const struct ls_bd_host *const hosts[2], char *buf, size_t len);
 /* A host's handler time on its relevant CPUs, one-way ns per sample. */
 double ls_bd_obs_per_sample(const struct ls_bd_host *h, const struct ls_bd_an *a);
 

@@ -78,6 +78,13 @@ struct bd_prom_pair {
 		bool ok;
 		double per_ns, share, drain_s;	/* drain_s < 0: not measured */
 	} obs[2];			/* the observer's cost per host */
+	bool complete;			/* no host lost records or IRQs */
+	struct {
+		bool measured;
+		uint64_t drops;
+		bool truncated;
+		unsigned int unwatched;
+	} loss[2];			/* what each host's backend lost */
 };
 
 /* Runtime of one side: backend, drain thread, counters. */

@@ -58,6 +58,7 @@ struct ls_bd_host {
 	uint64_t records;		/* produced by the backend */
 	uint64_t drops;			/* lost in the ring */
 	bool truncated;			/* more records than could be kept/shipped */
+	unsigned int irqs_unwatched;	/* NIC IRQs past LS_MAX_IRQS, not watched */
 	char ibdev[64], netdev[32], rate[64];
 	double link_gbps;
 	struct ls_ctr_diff ctr;		/* counter deltas over the run */

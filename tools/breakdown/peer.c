@@ -81,6 +81,7 @@ void ls_bd_peer_write(FILE *fp, const struct ls_bd_host *h, unsigned int proto)
 	ls_json_u64(&j, "records", h->records);
 	ls_json_u64(&j, "drops", h->drops);
 	ls_json_bool(&j, "truncated", h->truncated);
+	ls_json_u64(&j, "irqs_unwatched", h->irqs_unwatched);
 	ls_json_u64(&j, "shipped", h->nrec);
 	ls_json_str(&j, "ibdev", h->ibdev);
 	ls_json_str(&j, "netdev", h->netdev);
@@ -277,6 +278,13 @@ int ls_bd_peer_parse(const char *text, size_t len, struct ls_bd_host *h,
 	    peer_count(root, "drops", &h->drops, err))
 		goto out;
 	ls_jv_bool(root, "truncated", &h->truncated);
+	if (ls_jv_num(root, "irqs_unwatched", &d)) {
+		if (!whole_in(d, 0, UINT32_MAX)) {
+			ls_errf(err, "responder header: irqs_unwatched %g is not a count", d);
+			goto out;
+		}
+		h->irqs_unwatched = (unsigned int)d;
+	}
 	ls_jv_str(root, "ibdev", h->ibdev, sizeof(h->ibdev));
 	ls_jv_str(root, "netdev", h->netdev, sizeof(h->netdev));
 	ls_jv_str(root, "rate", h->rate, sizeof(h->rate));

@@ -57,6 +57,7 @@ static void json_host(struct ls_json *j, const char *role, const struct ls_bd_ho
 	ls_json_u64(j, "records_used", h->nrec);
 	ls_json_u64(j, "drops", h->drops);
 	ls_json_bool(j, "truncated", h->truncated);
+	ls_json_u64(j, "irqs_unwatched", h->irqs_unwatched);
 	if (h->measured)
 		bd_obs_json(j, "observer", &h->obs, ls_bd_obs_per_sample(h, a), a->sp.sum_total.p50);
 	ls_json_obj_close(j);
@@ -250,12 +251,21 @@ static void json_counters(struct ls_json *j, const struct ls_bd_host *const host
 }
 
 /* The verdict: levels, dominant parts, findings, the CPU to look at, the next layer. */
-static void json_verdict(struct ls_json *j, const struct ls_bd_an *a)
+static void json_verdict(struct ls_json *j, const struct ls_bd_an *a,
+			 const struct ls_bd_host *const hosts[2])
 {
 	const struct ls_verdict *v = &a->v;
+	char losses[512];
+	bool lossy = ls_bd_losses(hosts, losses, sizeof(losses));
 
 	ls_json_obj_open(j, "verdict");
 	ls_json_bool(j, "withheld", ls_bd_unreliable(a));
+	/* complete: no kernel backend lost records or IRQs (else losses says what) */
+	ls_json_bool(j, "complete", !lossy);
+	if (lossy)
+		ls_json_str(j, "losses", losses);
+	else
+		ls_json_null(j, "losses");
 	ls_json_str(j, "level_p50", ls_level_name(v->level_p50));
 	ls_json_str(j, "level_p99", ls_level_name(v->level_p99));
 	ls_json_str(j, "dominant_p50", ls_part_name(v->dom_p50));
@@ -321,7 +331,7 @@ void bd_print_json(FILE *fp, const struct ls_bd_an *a, const struct ls_probe_res
 	json_cells(&j, "concurrent", a, a->conc_ok ? &a->conc : NULL);
 	json_attribution(&j, a);
 	json_counters(&j, hosts);
-	json_verdict(&j, a);
+	json_verdict(&j, a, hosts);
 	ls_json_obj_close(&j);
 	ls_json_end(&j);
 }

@@ -34,10 +34,19 @@ int bd_prom_keep(struct bd_prom_pair *pp, const struct ls_bd_an *a,
 	pp->clamped = a->sp.clamped;
 	pp->n = a->n;
 	pp->reliable = !ls_bd_unreliable(a);
+	pp->complete = true;
 	for (int h = 0; h < 2; h++) {
 		const struct ls_bd_host *ho = hosts[h];
 
-		if (!ho || !ho->measured || !ho->obs.ok)
+		if (!ho || !ho->measured)
+			continue;
+		pp->loss[h].measured = true;
+		pp->loss[h].drops = ho->drops;
+		pp->loss[h].truncated = ho->truncated;
+		pp->loss[h].unwatched = ho->irqs_unwatched;
+		if (ls_bd_host_lossy(ho))
+			pp->complete = false;
+		if (!ho->obs.ok)
 			continue;
 		pp->obs[h].ok = true;
 		pp->obs[h].per_ns = ls_bd_obs_per_sample(ho, a);
@@ -63,11 +72,38 @@ int bd_prom_keep(struct bd_prom_pair *pp, const struct ls_bd_an *a,
 	return 0;
 }
 
-enum obs_fig { OBS_PER_SAMPLE, OBS_SHARE, OBS_DRAIN };
+/* What a per-host family of --prom shows: the observer's cost, or a loss. */
+enum host_fig { OBS_PER_SAMPLE, OBS_SHARE, OBS_DRAIN, LOSS_DROPS, LOSS_TRUNC, LOSS_IRQS };
 
-/* One observer family of --prom: a sample per pair and measured host. */
-static int prom_obs(struct ls_prom *pr, const struct bd_prom_pair *pp, size_t n,
-		    const char *name, const char *help, enum obs_fig fig, struct ls_err *err)
+/* Host h's figure fig of pair pp into *v; false when it has none. */
+static bool host_fig(const struct bd_prom_pair *pp, int h, enum host_fig fig, double *v)
+{
+	switch (fig) {
+	case OBS_PER_SAMPLE:
+		*v = pp->obs[h].per_ns * 1e-9;
+		break;
+	case OBS_SHARE:
+		*v = pp->obs[h].share;
+		break;
+	case OBS_DRAIN:
+		*v = pp->obs[h].drain_s;
+		break;
+	case LOSS_DROPS:
+		*v = (double)pp->loss[h].drops;
+		return pp->loss[h].measured;
+	case LOSS_TRUNC:
+		*v = pp->loss[h].truncated;
+		return pp->loss[h].measured;
+	default:
+		*v = pp->loss[h].unwatched;
+		return pp->loss[h].measured;
+	}
+	return pp->obs[h].ok && *v >= 0;
+}
+
+/* One per-host family of --prom: a sample per pair and host that has the figure. */
+static int prom_host(struct ls_prom *pr, const struct bd_prom_pair *pp, size_t n,
+		     const char *name, const char *help, enum host_fig fig, struct ls_err *err)
 {
 	struct ls_prom_label l[2];
 
@@ -76,10 +112,9 @@ static int prom_obs(struct ls_prom *pr, const struct bd_prom_pair *pp, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		l[0] = (struct ls_prom_label){ "peer", pp[i].head.peer };
 		for (int h = 0; h < 2; h++) {
-			double v = fig == OBS_PER_SAMPLE ? pp[i].obs[h].per_ns * 1e-9 :
-				   fig == OBS_SHARE ? pp[i].obs[h].share : pp[i].obs[h].drain_s;
+			double v;
 
-			if (!pp[i].head.ok || !pp[i].obs[h].ok || v < 0)
+			if (!pp[i].head.ok || !host_fig(&pp[i], h, fig, &v))
 				continue;
 			l[1] = (struct ls_prom_label){ "host", bd_host_names[h] };
 			if (ls_prom_sample(pr, NULL, l, 2, v, err))
@@ -90,7 +125,8 @@ static int prom_obs(struct ls_prom *pr, const struct bd_prom_pair *pp, size_t n,
 }
 
 /* What a per-pair family of --prom shows: a part's figure, or the pair's one. */
-enum pair_fig { FIG_SUMMARY, FIG_MAX, FIG_TAIL_SHARE, FIG_FLOOR, FIG_CLAMPED, FIG_RELIABLE };
+enum pair_fig { FIG_SUMMARY, FIG_MAX, FIG_TAIL_SHARE, FIG_FLOOR, FIG_CLAMPED, FIG_RELIABLE,
+		FIG_COMPLETE };
 
 /* Pair pp's figure fig (of part p for the part figures). */
 static double pair_fig(const struct bd_prom_pair *pp, enum pair_fig fig, int p)
@@ -104,6 +140,8 @@ static double pair_fig(const struct bd_prom_pair *pp, enum pair_fig fig, int p)
 		return pp->floor_ns * 1e-9;
 	case FIG_CLAMPED:
 		return (double)pp->clamped;
+	case FIG_COMPLETE:
+		return pp->complete;
 	default:
 		return pp->reliable;
 	}
@@ -169,7 +207,10 @@ static int prom_verdict(struct ls_prom *pr, const struct bd_prom_pair *pp, size_
 		       FIG_CLAMPED, 0, err) ||
 	    prom_pairs(pr, pp, n, "latsplit_breakdown_attribution_reliable", LS_PROM_GAUGE,
 		       "1 when at most 1 % of the samples were capped; 0: no verdict for this run.",
-		       FIG_RELIABLE, 0, err))
+		       FIG_RELIABLE, 0, err) ||
+	    prom_pairs(pr, pp, n, "latsplit_breakdown_complete", LS_PROM_GAUGE,
+		       "1 when no kernel backend lost records or NIC IRQs; 0: the split misses them.",
+		       FIG_COMPLETE, 0, err))
 		return -1;
 	if (ls_prom_family(pr, "latsplit_breakdown_level", LS_PROM_GAUGE,
 			   "Verdict on p50: 0 below normal, 1 normal, 2 elevated, 3 abnormal, 4 hurts training; absent when the attribution is unreliable.",
@@ -223,15 +264,23 @@ int bd_write_prom(struct ls_prom *pr, const struct bd_prom_pair *pp, size_t n,
 {
 	if (prom_parts(pr, pp, n, err) || prom_verdict(pr, pp, n, err))
 		return -1;
-	if (prom_obs(pr, pp, n, "latsplit_breakdown_observer_seconds",
-		     "The backend's own handler time on the host's relevant CPUs, one-way per sample.",
-		     OBS_PER_SAMPLE, err) ||
-	    prom_obs(pr, pp, n, "latsplit_breakdown_observer_share",
-		     "The backend's own handler time per sample as a share of the one-way p50.",
-		     OBS_SHARE, err) ||
-	    prom_obs(pr, pp, n, "latsplit_breakdown_drain_cpu_seconds",
-		     "CPU time of the thread draining the kernel records during the run.",
-		     OBS_DRAIN, err))
+	if (prom_host(pr, pp, n, "latsplit_breakdown_observer_seconds",
+		      "The backend's own handler time on the host's relevant CPUs, one-way per sample.",
+		      OBS_PER_SAMPLE, err) ||
+	    prom_host(pr, pp, n, "latsplit_breakdown_observer_share",
+		      "The backend's own handler time per sample as a share of the one-way p50.",
+		      OBS_SHARE, err) ||
+	    prom_host(pr, pp, n, "latsplit_breakdown_drain_cpu_seconds",
+		      "CPU time of the thread draining the kernel records during the run.",
+		      OBS_DRAIN, err) ||
+	    prom_host(pr, pp, n, "latsplit_breakdown_dropped_records",
+		      "Kernel records the backend dropped (ring full) during the run.",
+		      LOSS_DROPS, err) ||
+	    prom_host(pr, pp, n, "latsplit_breakdown_records_truncated",
+		      "1 when the host kept fewer records than the backend produced.",
+		      LOSS_TRUNC, err) ||
+	    prom_host(pr, pp, n, "latsplit_breakdown_unwatched_irqs",
+		      "NIC IRQs beyond the backends' limit, not watched.", LOSS_IRQS, err))
 		return -1;
 	return prom_stats(pr, pp, n, err);
 }

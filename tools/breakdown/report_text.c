@@ -37,6 +37,8 @@ static void print_host(const char *role, const struct ls_bd_host *h)
 	       h->probe_cpu);
 	for (unsigned int i = 0; i < h->nr_irqs; i++)
 		printf("%s%u", i ? "," : " ", h->irqs[i]);
+	if (h->irqs_unwatched)
+		printf(" and %u not watched", h->irqs_unwatched);
 	printf("), %llu records (%zu used), %llu dropped%s\n", (unsigned long long)h->records,
 	       h->nrec, (unsigned long long)h->drops,
 	       h->truncated ? ", TRUNCATED: raise --ring-kib or shorten the run" : "");
@@ -224,10 +226,14 @@ static void text_counters(const struct ls_bd_host *const hosts[2])
 
 /* The verdict and its findings (none when the attribution is unreliable). */
 static void text_verdict(const struct ls_bd_an *a, const struct ls_probe_result *r,
-			 const struct bd_cli *c)
+			 const struct bd_cli *c, const struct ls_bd_host *const hosts[2])
 {
 	const struct ls_split_out *sp = &a->sp;
 	const struct ls_verdict *v = &a->v;
+	char losses[512];
+
+	if (ls_bd_losses(hosts, losses, sizeof(losses)))
+		printf("\nINCOMPLETE: the split misses what the kernel backends lost: %s\n", losses);
 
 	if (ls_bd_unreliable(a)) {
 		printf("\nverdict: none: the attribution is unreliable for this run (%zu of %zu samples clamped); p50 %.3f us, p99 %.3f us\n",
@@ -262,7 +268,7 @@ void bd_print_text(const struct ls_bd_an *a, const struct ls_probe_result *r,
 	text_parts(a, c, base);
 	text_cells(a);
 	text_counters(hosts);
-	text_verdict(a, r, c);
+	text_verdict(a, r, c, hosts);
 }
 
 /* Sample i's PSN from a run's first PSN, or -1 when unknown (see ls_probe_run). */

@@ -128,6 +128,10 @@ int bd_start(struct bd_ctx *x, struct ls_err *err)
 	snprintf(h->netdev, sizeof(h->netdev), "%s", nic.netdev);
 	h->nr_irqs = nic.nr_irqs;
 	memcpy(h->irqs, nic.irqs, sizeof(h->irqs));
+	h->irqs_unwatched = nic.nr_unwatched;
+	if (nic.nr_unwatched)
+		ls_warn("breakdown: %s has %u more IRQs than the %d watched (the lowest-numbered): kernel time on them is missing from the split",
+			nic.netdev[0] ? nic.netdev : x->ibdev, nic.nr_unwatched, LS_MAX_IRQS);
 	for (unsigned int i = 0; i < nic.nr_irqs; i++) {
 		uint64_t mask[LS_CPUMASK_WORDS] = { 0 }, eff[LS_CPUMASK_WORDS] = { 0 };
 

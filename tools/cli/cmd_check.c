@@ -445,6 +445,10 @@ static void row_irq_spread(struct check_ctx *cx)
 	for (int w = 0; w < LS_CPUMASK_WORDS; w++)
 		weight += (unsigned int)__builtin_popcountll(all[w]);
 	ls_format_cpulist(all, LS_MAX_CPUS, list, sizeof(list));
+	if (cx->nic.nr_unwatched)
+		add_row(cx, "irq-watch", "NIC IRQs watched", ROW_WARN,
+			"%u of the NIC's %u IRQs are beyond the %d the kernel backends watch: breakdown and irq miss them",
+			cx->nic.nr_unwatched, cx->nic.nr_irqs + cx->nic.nr_unwatched, LS_MAX_IRQS);
 	if (online > 1 && weight <= 1)
 		add_row(cx, "irq-spread", "NIC IRQ spread", ROW_WARN,
 			"all %u NIC IRQs are served by CPU %s of %ld online: one busy CPU delays them all",

@@ -590,6 +590,10 @@ int cmd_irq(int argc, char **argv)
 			st->nic.ibdev[0] ? st->nic.ibdev : "", st->nic.netdev);
 		goto cleanup;
 	}
+	if (st->nic.nr_unwatched)
+		ls_warn("irq: %s has %u more IRQs than the %d shown and watched (the lowest-numbered)",
+			st->nic.netdev[0] ? st->nic.netdev : st->nic.ibdev, st->nic.nr_unwatched,
+			LS_MAX_IRQS);
 	if (strcmp(o.backend, "none")) {
 		struct ls_backend_cfg cfg = { 0 };
 		struct ls_err berr = { 0 };

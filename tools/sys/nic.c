@@ -52,18 +52,40 @@ void ls_list_netdevs(char *buf, size_t len)
 	list_class("/sys/class/net", buf, len);
 }
 
-/* Add an IRQ to nic once. */
-static void add_irq(struct ls_nic *nic, uint32_t irq, const char *name)
+/*
+ * Add an IRQ to nic once. Past LS_MAX_IRQS the lowest-numbered are kept (a
+ * NIC's queue IRQs are allocated in order, so these are its first queues)
+ * and every other one is counted as unwatched, never dropped unsaid.
+ */
+void ls_nic_add_irq(struct ls_nic *nic, uint32_t irq, const char *name)
 {
-	for (unsigned int i = 0; i < nic->nr_irqs; i++)
+	unsigned int i, hi = 0, kept = nic->nr_unwatched < LS_NIC_MAX_UNWATCHED ?
+					nic->nr_unwatched : LS_NIC_MAX_UNWATCHED;
+	uint32_t out = irq;
+
+	for (i = 0; i < nic->nr_irqs; i++)
 		if (nic->irqs[i] == irq)
 			return;
-	if (nic->nr_irqs >= LS_MAX_IRQS)
-		return;
-	nic->irqs[nic->nr_irqs] = irq;
-	snprintf(nic->irq_names[nic->nr_irqs], sizeof(nic->irq_names[0]), "%s",
-		 name ? name : "");
-	nic->nr_irqs++;
+	for (i = 0; i < kept; i++)
+		if (nic->unwatched[i] == irq)
+			return;
+	if (nic->nr_irqs < LS_MAX_IRQS) {
+		i = nic->nr_irqs++;
+	} else {
+		for (i = 1; i < nic->nr_irqs; i++)
+			if (nic->irqs[i] > nic->irqs[hi])
+				hi = i;
+		if (irq < nic->irqs[hi])
+			out = nic->irqs[hi];	/* it makes room for a lower one */
+		if (kept < LS_NIC_MAX_UNWATCHED)
+			nic->unwatched[kept] = out;
+		nic->nr_unwatched++;
+		if (out == irq)
+			return;
+		i = hi;
+	}
+	nic->irqs[i] = irq;
+	snprintf(nic->irq_names[i], sizeof(nic->irq_names[0]), "%s", name ? name : "");
 }
 
 /* Sort the IRQ list ascending (names follow). */
@@ -124,7 +146,7 @@ static int irqs_from_device(const char *devdir, struct ls_nic *nic,
 				if (*end)
 					continue;
 				irq_name(in, (uint32_t)irq, name, sizeof(name));
-				add_irq(nic, (uint32_t)irq, name);
+				ls_nic_add_irq(nic, (uint32_t)irq, name);
 			}
 			closedir(d);
 			if (!nic->pci[0])
@@ -140,7 +162,7 @@ static int irqs_from_device(const char *devdir, struct ls_nic *nic,
 			if (!ls_read_text(path, buf, sizeof(buf), NULL) &&
 			    !ls_parse_u64(buf, 1, UINT32_MAX, &irq, NULL, "irq")) {
 				irq_name(in, (uint32_t)irq, name, sizeof(name));
-				add_irq(nic, (uint32_t)irq, name);
+				ls_nic_add_irq(nic, (uint32_t)irq, name);
 				return 0;
 			}
 		}
@@ -173,7 +195,7 @@ static void irqs_by_name(const struct ls_interrupts *in, const char *key,
 				char name[64];
 
 				irq_name(in, r->irq, name, sizeof(name));
-				add_irq(nic, r->irq, name);
+				ls_nic_add_irq(nic, r->irq, name);
 				break;
 			}
 			p += kl;

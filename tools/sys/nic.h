@@ -12,6 +12,9 @@
 #include "../include/uapi/latsplit.h"
 #include "util.h"
 
+/* IRQs past LS_MAX_IRQS remembered (so each counts once); more are counted. */
+#define LS_NIC_MAX_UNWATCHED	1024
+
 struct ls_nic {
 	char ibdev[64];			/* "" when resolved from a netdev only */
 	char netdev[IF_NAMESIZE];	/* "" when the RDMA device has none */
@@ -19,6 +22,8 @@ struct ls_nic {
 	uint32_t irqs[LS_MAX_IRQS];
 	char irq_names[LS_MAX_IRQS][64];
 	unsigned int nr_irqs;
+	unsigned int nr_unwatched;	/* IRQs past LS_MAX_IRQS, not in irqs[] */
+	uint32_t unwatched[LS_NIC_MAX_UNWATCHED];	/* the first of them */
 };
 
 /*
@@ -29,6 +34,9 @@ struct ls_nic {
  */
 int ls_nic_resolve(const char *ibdev, const char *ifname, struct ls_nic *nic,
 		   struct ls_err *err);
+
+/* Add an IRQ once; past LS_MAX_IRQS keep the lowest, count the rest unwatched. */
+void ls_nic_add_irq(struct ls_nic *nic, uint32_t irq, const char *name);
 
 /* Comma-separated names of the RDMA devices / netdevs present. */
 void ls_list_ibdevs(char *buf, size_t len);
