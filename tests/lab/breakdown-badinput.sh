@@ -4,6 +4,8 @@
 # split still runs, that side's processing marked unmeasured); an unreadable
 # counter (a sysfs counter file shadowed by /dev/null: named, split goes on);
 # invalid thresholds, a negative cable length, an unusable baseline (exit 2);
+# a responder whose first prober was killed mid-run serves the next one
+# from a clean slate (its own backend, records and counter snapshots);
 # output files appear whole or not at all (no temp files left behind).
 # lab-kernels: 6.1
 . "$(dirname "$0")/../lib.sh"
@@ -43,6 +45,30 @@ if lab_exec 0 "mount --bind /dev/null $CTR"; then
 else
 	skip "unreadable counter" "cannot bind-mount over $CTR in the guest"
 fi
+
+# A prober killed mid-run, then an honest one, against one responder: the
+# second session starts from nothing (backend reopened, counter snapshots
+# of its own), so the responder's packet counts over the run match the
+# prober's (a stale "before" from the killed session would add its
+# thousands of packets), and it is measured with records of its own.
+rm -f "$W/again.resp" "$W/again.json"
+lab_bg 1 "$B breakdown -p $BD_PORT -u 20 -b $BD_BACKEND --listen-timeout 120 > $W/again.resp 2>&1 & echo \$! > $W/resp.pid; wait" >/dev/null
+for _ in $(seq 100); do grep -q listening "$W/again.resp" 2>/dev/null && break; sleep 0.2; done
+lab_exec_t 60 0 "timeout -s KILL 4 $B breakdown -p $BD_PORT -u 20 -b $BD_BACKEND -n 1000000 192.0.2.2 >/dev/null 2>&1; true"
+for _ in $(seq 150); do grep -q "failed" "$W/again.resp" 2>/dev/null && break; sleep 0.2; done
+lab_exec_t 900 0 "$B breakdown -p $BD_PORT -u 20 -b $BD_BACKEND -n $BD_ITERS --json 192.0.2.2 > $W/again.json 2> $W/again.err"
+rc=$?
+bd_stop_responder
+diag "$(grep -E 'session|served' "$W/again.resp")"
+if [ "$rc" = 0 ] && grep -q "failed" "$W/again.resp"; then
+	ok "a session after a killed prober's runs and splits"
+else
+	not_ok "a session after a killed prober's runs and splits" "exit $rc" "$(cat "$W/again.err" "$W/again.resp")"
+fi
+check "that session's responder is measured, with records of its own" \
+	bd_get "$W/again.json" '0 if d["hosts"][1]["measured"] and d["hosts"][1]["records_used"] > 0 else 1/0'
+check "its responder counted the packets of this session only (sent = prober's received, +-20)" \
+	bd_get "$W/again.json" '0 if (lambda c: abs(c[("responder", "hw:sent_pkts")] - c[("prober", "hw:rcvd_pkts")]) <= 20)({(x["host"], x["name"]): x["delta"] for x in d["counters"] if x["ok"]}) else 1/0'
 
 # usage errors: exit 2, nothing written
 for args in "--normal-us 3-1.5" "--abnormal-us 0" "--hurts-us 2" "--share 1.5" \

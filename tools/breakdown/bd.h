@@ -116,6 +116,7 @@ struct bd_ctx {
 	bool have_drain0;
 	char ibdev[64];
 	const struct ls_probe_result *res;
+	unsigned int sessions;		/* responder: prober sessions begun */
 };
 
 struct ls_json;
@@ -128,6 +129,8 @@ extern const char *const bd_floor_assumption;
 /* session.c */
 int bd_start(struct bd_ctx *x, struct ls_err *err);
 void bd_stop(struct bd_ctx *x);
+void bd_ctx_reset(struct bd_ctx *x);
+int bd_on_session_start(void *arg, struct ls_err *err);
 void bd_filter_records(struct ls_bd_host *h, uint64_t from, uint64_t to);
 void bd_on_run_start(void *arg, const struct ls_probe_run *run);
 void bd_on_run_end(void *arg, const struct ls_probe_run *run);

@@ -421,23 +421,6 @@ out:
 	return rc;
 }
 
-/* Free what one pair's run left in x, so the next pair starts clean. */
-static void ctx_reset(struct bd_ctx *x)
-{
-	struct bd_cli *c = x->c;
-
-	ls_bd_host_free(&x->local);
-	ls_bd_host_free(&x->peer);
-	if (x->have_before)
-		ls_ctr_snap_free(&x->before);
-	if (x->have_after)
-		ls_ctr_snap_free(&x->after);
-	ls_obs_free(&x->obs0);
-	ls_obs_free(&x->obs_d);
-	memset(x, 0, sizeof(*x));
-	x->c = c;
-}
-
 /* What the fleet runner hands each breakdown pair. */
 struct bd_fleet {
 	struct bd_cli *c;
@@ -453,7 +436,7 @@ static int fleet_pair(void *arg, const char *label, void *pair)
 	struct bd_prom_pair *pp = pair;
 
 	if (f->c->peers)
-		ctx_reset(f->x);
+		bd_ctx_reset(f->x);
 	if (pp)
 		snprintf(pp->head.peer, sizeof(pp->head.peer), "%s", label);
 	return run_pair(f->c, f->x, f->base, f->sf, pp);
@@ -546,10 +529,11 @@ int cmd_breakdown(int argc, char **argv)
 	c.o.run_start = bd_on_run_start;
 	c.o.run_end = bd_on_run_end;
 	c.o.finish = bd_on_finish;
+	c.o.session_start = bd_on_session_start;
 	c.o.arg = &x;
 	x.c = &c;
 	rc = c.is_prober ? run_prober(&c, &x) : run_responder(&c, &x);
-	ctx_reset(&x);
+	bd_ctx_reset(&x);
 	ls_peers_free(&c.plist);
 	return rc;
 }

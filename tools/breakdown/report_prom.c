@@ -255,6 +255,26 @@ static int prom_stats(struct ls_prom *pr, const struct bd_prom_pair *pp, size_t 
 	return 0;
 }
 
+/* The per-host families: the observer's cost, then what the backends lost. */
+static const struct {
+	const char *name, *help;
+	enum host_fig fig;
+} host_families[] = {
+	{ "latsplit_breakdown_observer_seconds",
+	  "The backend's own handler time on the host's relevant CPUs, one-way per sample.",
+	  OBS_PER_SAMPLE },
+	{ "latsplit_breakdown_observer_share",
+	  "The backend's own handler time per sample as a share of the one-way p50.", OBS_SHARE },
+	{ "latsplit_breakdown_drain_cpu_seconds",
+	  "CPU time of the thread draining the kernel records during the run.", OBS_DRAIN },
+	{ "latsplit_breakdown_dropped_records",
+	  "Kernel records the backend dropped (ring full) during the run.", LOSS_DROPS },
+	{ "latsplit_breakdown_records_truncated",
+	  "1 when the host kept fewer records than the backend produced.", LOSS_TRUNC },
+	{ "latsplit_breakdown_unwatched_irqs",
+	  "NIC IRQs beyond the backends' limit, not watched.", LOSS_IRQS },
+};
+
 /*
  * --prom: Prometheus text (tools/cli/prom.h) for node_exporter's textfile
  * collector; one family at a time over every pair, a peer label each.
@@ -264,23 +284,9 @@ int bd_write_prom(struct ls_prom *pr, const struct bd_prom_pair *pp, size_t n,
 {
 	if (prom_parts(pr, pp, n, err) || prom_verdict(pr, pp, n, err))
 		return -1;
-	if (prom_host(pr, pp, n, "latsplit_breakdown_observer_seconds",
-		      "The backend's own handler time on the host's relevant CPUs, one-way per sample.",
-		      OBS_PER_SAMPLE, err) ||
-	    prom_host(pr, pp, n, "latsplit_breakdown_observer_share",
-		      "The backend's own handler time per sample as a share of the one-way p50.",
-		      OBS_SHARE, err) ||
-	    prom_host(pr, pp, n, "latsplit_breakdown_drain_cpu_seconds",
-		      "CPU time of the thread draining the kernel records during the run.",
-		      OBS_DRAIN, err) ||
-	    prom_host(pr, pp, n, "latsplit_breakdown_dropped_records",
-		      "Kernel records the backend dropped (ring full) during the run.",
-		      LOSS_DROPS, err) ||
-	    prom_host(pr, pp, n, "latsplit_breakdown_records_truncated",
-		      "1 when the host kept fewer records than the backend produced.",
-		      LOSS_TRUNC, err) ||
-	    prom_host(pr, pp, n, "latsplit_breakdown_unwatched_irqs",
-		      "NIC IRQs beyond the backends' limit, not watched.", LOSS_IRQS, err))
-		return -1;
+	for (size_t f = 0; f < ARRAY_SIZE(host_families); f++)
+		if (prom_host(pr, pp, n, host_families[f].name, host_families[f].help,
+			      host_families[f].fig, err))
+			return -1;
 	return prom_stats(pr, pp, n, err);
 }

@@ -358,6 +358,52 @@ void bd_on_run_end(void *arg, const struct ls_probe_run *run)
 	x->have_after = !ls_ctr_snapshot(&x->ctr_cfg, &x->after, &e);
 }
 
+/* Free what one pair's run left in x, so the next pair starts clean. */
+void bd_ctx_reset(struct bd_ctx *x)
+{
+	struct bd_cli *c = x->c;
+
+	ls_bd_host_free(&x->local);
+	ls_bd_host_free(&x->peer);
+	if (x->have_before)
+		ls_ctr_snap_free(&x->before);
+	if (x->have_after)
+		ls_ctr_snap_free(&x->after);
+	ls_obs_free(&x->obs0);
+	ls_obs_free(&x->obs_d);
+	memset(x, 0, sizeof(*x));
+	x->c = c;
+}
+
+/*
+ * Responder callback per prober accepted. The first session uses the
+ * backend run_responder() opened; a later one (after a session that
+ * failed, maybe after its records were shipped and the backend closed)
+ * starts from nothing: backend reopened, records, counter snapshots and
+ * observer figures of its own, so a prober is never served stale or empty
+ * data as measured.
+ */
+int bd_on_session_start(void *arg, struct ls_err *err)
+{
+	struct bd_ctx *x = arg;
+	const struct ls_probe_result *res = x->res;
+	unsigned int sessions = x->sessions;
+
+	if (!sessions) {
+		x->sessions = 1;
+		return 0;
+	}
+	bd_stop(x);
+	bd_ctx_reset(x);
+	x->res = res;
+	x->sessions = sessions + 1;
+	if (bd_start(x, err))
+		return ls_err_wrap(err, "breakdown responder: a new session's backend");
+	if (!x->local.measured)
+		ls_warn("breakdown: responder: no kernel backend for this session (%s)", x->local.why);
+	return 0;
+}
+
 /* Counter deltas of this host (empty when a snapshot failed). */
 void bd_counters(struct bd_ctx *x)
 {

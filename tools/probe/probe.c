@@ -659,7 +659,9 @@ int ls_probe_run_server(const struct ls_probe_opts *o, struct ls_probe_result *r
 		}
 		snprintf(r->peer, sizeof(r->peer), "%s", p.oob.peer);
 		p.o = o;
-		rc = server_session(&p, &se);
+		rc = o->session_start ? o->session_start(o->arg, &se) : 0;
+		if (!rc)
+			rc = server_session(&p, &se);
 		if (rc) {
 			note(&p, "session with %s failed: %s", p.oob.peer, se.msg);
 			snprintf(r->fault, sizeof(r->fault), "%s", se.msg);

@@ -63,6 +63,11 @@ struct ls_probe_opts {
 
 	/* Called about every 250 ms during a run (NULL: none). */
 	void (*progress)(void *arg, const struct ls_probe_run *run, uint64_t done);
+	/*
+	 * Responder: called for each prober accepted, before its session
+	 * (NULL: none). Non-zero refuses that session with err, as a failed one.
+	 */
+	int (*session_start)(void *arg, struct ls_err *err);
 	/* Called right before the first iteration / after the last of each run. */
 	void (*run_start)(void *arg, const struct ls_probe_run *run);
 	void (*run_end)(void *arg, const struct ls_probe_run *run);
