@@ -173,17 +173,18 @@ static int check_args(struct bd_cli *c, int argc, char **argv, bool have_n)
 	return 0;
 }
 
-/* Parse the options into c; returns 0, or LS_EXIT_USAGE after a message. */
-static int parse(struct bd_cli *c, int argc, char **argv, bool *help)
+/* Parse the options into c: 0, LS_OPTS_HELP after the help, or LS_EXIT_USAGE after a message. */
+static int parse(struct bd_cli *c, int argc, char **argv)
 {
 	static const struct ls_optcmd cmd = { .name = "breakdown", .mode = "", .usage = usage };
 	struct ls_optgroup g[] = {
 		LS_OPTGROUP(ls_probe_optv, &c->o), LS_OPTGROUP(bd_options, c),
 	};
+	struct ls_err err = { 0 };
 	int rc;
 
-	rc = ls_probe_getopt(argc, argv, &cmd, g, help);
-	if (rc || *help)
+	rc = ls_opts_parse(argc, argv, &cmd, g, ARRAY_SIZE(g), &err);
+	if (rc)
 		return rc;
 	return check_args(c, argc, argv, ls_opt_given(&g[0], 'n'));
 }
@@ -424,7 +425,6 @@ int cmd_breakdown(int argc, char **argv)
 {
 	struct bd_cli c;
 	struct bd_ctx x;
-	bool help = false;
 	int rc;
 
 	memset(&c, 0, sizeof(c));
@@ -441,13 +441,9 @@ int cmd_breakdown(int argc, char **argv)
 	c.tail_frac = 0.01;
 	c.preempt_slack_ns = 200000;
 	ls_thresholds_default(&c.thr);
-	rc = parse(&c, argc, argv, &help);
+	rc = parse(&c, argc, argv);
 	if (rc)
-		return rc;
-	if (help) {
-		usage(stdout);
-		return LS_EXIT_OK;
-	}
+		return rc == LS_OPTS_HELP ? LS_EXIT_OK : rc;
 	if (c.o.cpu < 0) {
 		c.o.cpu = sched_getcpu();
 		if (c.o.cpu < 0 || c.o.cpu >= LS_MAX_CPUS)

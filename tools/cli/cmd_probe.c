@@ -194,19 +194,20 @@ static int check_args(struct probe_cli *c, int argc, char **argv,
 	return ls_probe_opts_finish(o, o->peer != NULL, c->peers, &c->plist, "probe");
 }
 
-/* Parse the options into c; returns 0, or LS_EXIT_USAGE after a message. */
-static int parse(struct probe_cli *c, int argc, char **argv, bool *help)
+/* Parse the options into c: 0, LS_OPTS_HELP after the help, or LS_EXIT_USAGE after a message. */
+static int parse(struct probe_cli *c, int argc, char **argv)
 {
 	static const struct ls_optcmd cmd = { .name = "probe", .mode = "", .usage = usage };
 	struct ls_optgroup g[] = {
 		LS_OPTGROUP(ls_probe_optv, &c->o), LS_OPTGROUP(probe_options, c),
 	};
+	struct ls_err err = { 0 };
 	struct probe_seen seen;
 	int rc;
 
 	c->sweep_max = 1u << 23;
-	rc = ls_probe_getopt(argc, argv, &cmd, g, help);
-	if (rc || *help)
+	rc = ls_opts_parse(argc, argv, &cmd, g, ARRAY_SIZE(g), &err);
+	if (rc)
 		return rc;
 	seen.have_n = ls_opt_given(&g[0], 'n');
 	seen.have_s = ls_opt_given(&g[0], 's');
@@ -710,18 +711,13 @@ int cmd_probe(int argc, char **argv)
 	struct ls_fleet_cmd fc;
 	struct ls_err err = { 0 };
 	struct ls_prom pf;
-	bool help = false;
 	int rc;
 
 	memset(&pf, 0, sizeof(pf));
 	ls_probe_opts_init(&c.o);
-	rc = parse(&c, argc, argv, &help);
+	rc = parse(&c, argc, argv);
 	if (rc)
-		return rc;
-	if (help) {
-		usage(stdout);
-		return LS_EXIT_OK;
-	}
+		return rc == LS_OPTS_HELP ? LS_EXIT_OK : rc;
 	c.tty = isatty(STDERR_FILENO);
 	c.o.arg = &c;
 	if (c.tty && c.o.peer) {

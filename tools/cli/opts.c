@@ -2,7 +2,6 @@
 /* The commands' option layer: one table-driven getopt_long loop (see opts.h). */
 #include "opts.h"
 
-#include <getopt.h>
 #include <string.h>
 
 #include "io.h"
@@ -152,7 +151,7 @@ static bool find_opt(const struct ls_optgroup *g, size_t ng, int key, size_t *gi
 /* An option getopt did not accept: reported as cmd says; LS_EXIT_USAGE. */
 static int unknown_opt(const struct ls_optcmd *cmd, int c, char **argv, struct ls_err *err)
 {
-	if (cmd->usage) {
+	if (!cmd->quiet) {
 		cmd->usage(stderr);
 		return LS_EXIT_USAGE;
 	}
@@ -186,16 +185,18 @@ int ls_opts_parse(int argc, char **argv, const struct ls_optcmd *cmd,
 
 	build_getopt(cmd, g, ng, lo, so, sizeof(so));
 	optind = 1;
-	opterr = cmd->usage != NULL;
+	opterr = !cmd->quiet;
 	while ((c = getopt_long(argc, argv, so, lo, NULL)) != -1) {
 		if (!find_opt(g, ng, c, &gi, &oi))
 			return unknown_opt(cmd, c, argv, err);
-		if (g[gi].v[oi].kind == LS_ARG_HELP)
+		if (g[gi].v[oi].kind == LS_ARG_HELP) {
+			cmd->usage(stdout);
 			return LS_OPTS_HELP;
+		}
 		if (oi < 64)
 			g[gi].given |= 1ull << oi;
 		if (apply(&g[gi].v[oi], g[gi].base, optarg, err)) {
-			if (cmd->usage)
+			if (!cmd->quiet)
 				ls_warn("%s: %s", cmd->name, err->msg);
 			return LS_EXIT_USAGE;
 		}

@@ -9,6 +9,7 @@
 #ifndef LATSPLIT_OPTS_H
 #define LATSPLIT_OPTS_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -68,6 +69,8 @@ struct ls_opt {
 #define LS_OPT_ENUM(nm, k, T, f, nv)	{ LS_OPT_(nm, k, LS_ARG_ENUM, T, f), .names = nv }
 #define LS_OPT_CHOICE(nm, k, T, f, nv)	{ LS_OPT_(nm, k, LS_ARG_CHOICE, T, f), .names = nv }
 #define LS_OPT_HOOK(nm, k, T, f, fn)	{ LS_OPT_(nm, k, LS_ARG_HOOK, T, f), .hook = fn }
+/* A hook handed the group's whole base. */
+#define LS_OPT_CALL(nm, k, fn)		{ .name = nm, .key = k, .kind = LS_ARG_HOOK, .hook = fn }
 #define LS_OPT_HELPOPT			{ .name = "help", .key = 'h', .kind = LS_ARG_HELP }
 
 /* A table of options and the struct its values go into; given is filled by the loop. */
@@ -84,26 +87,32 @@ struct ls_optgroup {
 struct ls_optcmd {
 	const char *name;		/* the command, in messages */
 	const char *mode;		/* getopt's leading flags: "", ":" or "+" */
+	void (*usage)(FILE *fp);	/* -h prints it on stdout */
 	/*
-	 * Set: getopt prints its own message, an unknown option prints this
-	 * usage on stderr and a bad value "latsplit: CMD: why". NULL: both are
+	 * false: getopt prints its own message, an unknown option prints the
+	 * usage on stderr and a bad value "latsplit: CMD: why". true: both are
 	 * left in err for the caller (getopt silent).
 	 */
-	void (*usage)(FILE *fp);
-	/* With usage NULL: the message of an unknown option (NULL: ls_getopt_err's). */
+	bool quiet;
+	/* When quiet: the message of an unknown option (NULL: ls_getopt_err's). */
 	int (*unknown)(int c, char **argv, struct ls_err *err);
 };
 
-/* ls_opts_parse() met -h. */
+/* ls_opts_parse() met -h (and printed the usage on stdout). */
 #define LS_OPTS_HELP	(-1)
 
 /*
  * Read argv's options (optind from 1) into the groups' bases, the groups'
- * options in order. Returns 0 at the first non-option, LS_OPTS_HELP at -h,
- * or LS_EXIT_USAGE for an unknown option or a bad value (reported as cmd says).
+ * options in order. Returns 0 at the first non-option, LS_OPTS_HELP after
+ * -h, or LS_EXIT_USAGE for an unknown option or a bad value (reported as cmd
+ * says).
  */
 int ls_opts_parse(int argc, char **argv, const struct ls_optcmd *cmd,
 		  struct ls_optgroup *g, size_t ng, struct ls_err *err);
+
+/* ls_opts_parse() of one table of options into base. */
+#define LS_OPTS_PARSE(argc, argv, cmd, tbl, base, err)	\
+	ls_opts_parse(argc, argv, cmd, (struct ls_optgroup[]){ LS_OPTGROUP(tbl, base) }, 1, err)
 
 /* Whether the option with this key of group g was given. */
 bool ls_opt_given(const struct ls_optgroup *g, int key);

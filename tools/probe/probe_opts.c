@@ -60,18 +60,6 @@ const struct ls_opt ls_probe_optv[LS_PROBE_NR_OPTS] = {
 	LS_OPT_DUR("listen-timeout", LS_PO_LTMO, PO, listen_timeout_ns),
 };
 
-/* Read a probe-running command's options (see probe_opts.h). */
-int ls_probe_getopt(int argc, char **argv, const struct ls_optcmd *cmd,
-		    struct ls_optgroup g[2], bool *help)
-{
-	struct ls_err err = { 0 };
-	int rc;
-
-	rc = ls_opts_parse(argc, argv, cmd, g, 2, &err);
-	*help = rc == LS_OPTS_HELP;
-	return *help ? 0 : rc;
-}
-
 /* Print the shared options' help (see probe_opts.h). */
 void ls_probe_help(FILE *fp, const struct ls_probe_help *h)
 {

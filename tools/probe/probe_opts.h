@@ -23,7 +23,10 @@ enum {
 /* How many shared options there are. */
 #define LS_PROBE_NR_OPTS 16
 
-/* The shared options, their values into a struct ls_probe_opts. */
+/*
+ * The shared options, their values into a struct ls_probe_opts: a command
+ * that runs the probe reads them as its first group, its own as the second.
+ */
 extern const struct ls_opt ls_probe_optv[LS_PROBE_NR_OPTS];
 
 /* The help lines of the shared options that differ between the commands ("" for none). */
@@ -37,16 +40,6 @@ struct ls_probe_help {
 
 /* Print the shared options' help, with h's lines where the commands differ. */
 void ls_probe_help(FILE *fp, const struct ls_probe_help *h);
-
-/*
- * The option loop of a command that runs the probe: g[0] the shared options
- * (LS_OPTGROUP(ls_probe_optv, &opts)), g[1] the command's own (with -h), as
- * cmd says (its usage set). An unknown option prints usage on stderr, a bad
- * one "latsplit: CMD: why"; both return LS_EXIT_USAGE. -h sets *help and
- * returns 0 at once.
- */
-int ls_probe_getopt(int argc, char **argv, const struct ls_optcmd *cmd,
-		    struct ls_optgroup g[2], bool *help);
 
 struct ls_peers;
 
