@@ -134,42 +134,33 @@ static int check_args(struct bd_cli *c, int argc, char **argv, bool have_n)
 	struct ls_err err = { 0 };
 	int rc;
 
-	if (argc - optind > 1) {
-		ls_warn("breakdown: one PEER at most ('%s' is extra)", argv[optind + 1]);
-		return LS_EXIT_USAGE;
-	}
+	if (argc - optind > 1)
+		return ls_opts_bad("breakdown", "one PEER at most ('%s' is extra)",
+				   argv[optind + 1]);
 	c->is_prober = argc - optind == 1 || c->peers;
-	if (c->peers && argc - optind == 1) {
-		ls_warn("breakdown: PEER and --peers: give one");
-		return LS_EXIT_USAGE;
-	}
-	if (c->peers && (c->samples || c->baseline)) {
-		ls_warn("breakdown: --samples and --baseline are of one pair: not with --peers");
-		return LS_EXIT_USAGE;
-	}
+	if (c->peers && argc - optind == 1)
+		return ls_opts_bad("breakdown", "PEER and --peers: give one");
+	if (c->peers && (c->samples || c->baseline))
+		return ls_opts_bad("breakdown",
+				   "--samples and --baseline are of one pair: not with --peers");
 	if (argc - optind == 1)
 		o->peer = argv[optind];
 	if (c->peers)
 		o->peer = c->peers;	/* checked as a prober; each host's in turn */
-	if (have_n && o->duration_ns) {
-		ls_warn("breakdown: --iters and --duration both set the run length: give one");
-		return LS_EXIT_USAGE;
-	}
+	if (have_n && o->duration_ns)
+		return ls_opts_bad("breakdown",
+				   "--iters and --duration both set the run length: give one");
 	if (o->duration_ns)
 		o->iters = 0;
-	if (ls_thresholds_check(&c->thr, &err)) {
-		ls_warn("breakdown: %s", err.msg);
-		return LS_EXIT_USAGE;
-	}
+	if (ls_thresholds_check(&c->thr, &err))
+		return ls_opts_exit(LS_EXIT_USAGE, "breakdown", &err);
 	rc = ls_probe_opts_finish(o, c->is_prober, c->peers, &c->plist, "breakdown");
 	if (rc)
 		return rc;
 	/* --peers makes a prober: this check may come after the list is read */
-	if (!c->is_prober && (c->json || c->samples || c->prom || c->baseline)) {
-		ls_warn("breakdown: --json, --samples, --prom and --baseline belong to the prober "
-			"(the responder ships its data to it)");
-		return LS_EXIT_USAGE;
-	}
+	if (!c->is_prober && (c->json || c->samples || c->prom || c->baseline))
+		return ls_opts_bad("breakdown", "--json, --samples, --prom and --baseline belong to "
+				   "the prober (the responder ships its data to it)");
 	return 0;
 }
 

@@ -451,12 +451,8 @@ int cmd_compare(int argc, char **argv)
 	int ret;
 
 	ret = parse_args(argc, argv, &o, &err);
-	if (ret < 0)
-		return LS_EXIT_OK;
-	if (ret) {
-		ls_warn("compare: %s", err.msg);
-		return LS_EXIT_USAGE;
-	}
+	if (ret)
+		return ls_opts_exit(ret, "compare", &err);
 	ret = LS_EXIT_USAGE;
 	if (load(o.file_a, &da, &nda, &sa, &err) || load(o.file_b, &db, &ndb, &sb, &err))
 		goto out;

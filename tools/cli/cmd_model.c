@@ -379,12 +379,8 @@ int cmd_model(int argc, char **argv)
 	int first, last, ret;
 
 	ret = parse_args(argc, argv, &o, &err);
-	if (ret < 0)
-		return LS_EXIT_OK;
-	if (ret) {
-		ls_warn("model: %s", err.msg);
-		return LS_EXIT_USAGE;
-	}
+	if (ret)
+		return ls_opts_exit(ret, "model", &err);
 	if (o.from) {
 		double p50, p99;
 

@@ -136,54 +136,36 @@ static int check_args(struct probe_cli *c, int argc, char **argv,
 
 	if (optind < argc)
 		o->peer = argv[optind++];
-	if (optind < argc) {
-		ls_warn("probe: unexpected argument '%s'", argv[optind]);
-		return LS_EXIT_USAGE;
-	}
+	if (optind < argc)
+		return ls_opts_bad("probe", "unexpected argument '%s'", argv[optind]);
 	/* Validation after parsing. */
-	if (c->peers && o->peer) {
-		ls_warn("probe: PEER and --peers: give one");
-		return LS_EXIT_USAGE;
-	}
-	if (c->peers && c->samples) {
-		ls_warn("probe: --samples is of one pair: not with --peers");
-		return LS_EXIT_USAGE;
-	}
+	if (c->peers && o->peer)
+		return ls_opts_bad("probe", "PEER and --peers: give one");
+	if (c->peers && c->samples)
+		return ls_opts_bad("probe", "--samples is of one pair: not with --peers");
 	if (c->peers)
 		o->peer = c->peers;	/* checked as a prober; each host's in turn */
-	if (c->prom && !o->peer) {
-		ls_warn("probe: --prom is the prober's");
-		return LS_EXIT_USAGE;
-	}
-	if (seen->have_n && o->duration_ns) {
-		ls_warn("probe: -n and -D exclude each other");
-		return LS_EXIT_USAGE;
-	}
+	if (c->prom && !o->peer)
+		return ls_opts_bad("probe", "--prom is the prober's");
+	if (seen->have_n && o->duration_ns)
+		return ls_opts_bad("probe", "-n and -D exclude each other");
 	if (o->duration_ns)
 		o->iters = 0;
-	else if (o->capacity) {
-		ls_warn("probe: --max-samples needs -D");
-		return LS_EXIT_USAGE;
-	}
-	if (c->sweep && seen->have_s) {
-		ls_warn("probe: -a and -s exclude each other");
-		return LS_EXIT_USAGE;
-	}
+	else if (o->capacity)
+		return ls_opts_bad("probe", "--max-samples needs -D");
+	if (c->sweep && seen->have_s)
+		return ls_opts_bad("probe", "-a and -s exclude each other");
 	if (c->sweep) {
 		o->nsizes = 0;
 		for (uint32_t s = 2; s <= c->sweep_max && o->nsizes < LS_PROBE_MAX_SIZES; s <<= 1)
 			o->sizes[o->nsizes++] = s;
 	}
 	if (!o->peer && (c->samples || c->rtt || c->hist || c->sweep || seen->have_n || seen->have_s ||
-			 o->duration_ns || o->events || o->verb != LS_VERB_WRITE || o->mtu)) {
-		ls_warn("probe: -s/-a/-n/-D/-m/-e/--verb/--rtt/--hist/--samples are the prober's "
-			"(the responder follows the prober's parameters)");
-		return LS_EXIT_USAGE;
-	}
-	if (o->peer && (o->serve_forever || o->listen_timeout_ns)) {
-		ls_warn("probe: --forever and --listen-timeout are the responder's");
-		return LS_EXIT_USAGE;
-	}
+			 o->duration_ns || o->events || o->verb != LS_VERB_WRITE || o->mtu))
+		return ls_opts_bad("probe", "-s/-a/-n/-D/-m/-e/--verb/--rtt/--hist/--samples are "
+				   "the prober's (the responder follows the prober's parameters)");
+	if (o->peer && (o->serve_forever || o->listen_timeout_ns))
+		return ls_opts_bad("probe", "--forever and --listen-timeout are the responder's");
 	if (c->samples_fmt == FMT_AUTO && c->samples) {
 		size_t n = strlen(c->samples);
 

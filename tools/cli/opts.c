@@ -2,6 +2,7 @@
 /* The commands' option layer: one table-driven getopt_long loop (see opts.h). */
 #include "opts.h"
 
+#include <stdarg.h>
 #include <string.h>
 
 #include "io.h"
@@ -202,6 +203,27 @@ int ls_opts_parse(int argc, char **argv, const struct ls_optcmd *cmd,
 		}
 	}
 	return 0;
+}
+
+/* The exit status of a command whose option parse returned rc (see opts.h). */
+int ls_opts_exit(int rc, const char *cmd, const struct ls_err *err)
+{
+	if (rc == LS_OPTS_HELP)
+		return LS_EXIT_OK;
+	ls_warn("%s: %s", cmd, err->msg);
+	return LS_EXIT_USAGE;
+}
+
+/* "latsplit: CMD: why" on stderr, why from fmt; returns LS_EXIT_USAGE. */
+int ls_opts_bad(const char *cmd, const char *fmt, ...)
+{
+	struct ls_err err = { 0 };
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err.msg, sizeof(err.msg), fmt, ap);
+	va_end(ap);
+	return ls_opts_exit(LS_EXIT_USAGE, cmd, &err);
 }
 
 /* Whether the option with this key of group g was given. */

@@ -114,6 +114,16 @@ int ls_opts_parse(int argc, char **argv, const struct ls_optcmd *cmd,
 #define LS_OPTS_PARSE(argc, argv, cmd, tbl, base, err)	\
 	ls_opts_parse(argc, argv, cmd, (struct ls_optgroup[]){ LS_OPTGROUP(tbl, base) }, 1, err)
 
+/*
+ * The exit status of a command whose option parse returned rc (not 0):
+ * LS_EXIT_OK after the help, else LS_EXIT_USAGE after "latsplit: CMD: why"
+ * from err.
+ */
+int ls_opts_exit(int rc, const char *cmd, const struct ls_err *err);
+
+/* "latsplit: CMD: why" on stderr, why from fmt; returns LS_EXIT_USAGE. */
+int ls_opts_bad(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Whether the option with this key of group g was given. */
 bool ls_opt_given(const struct ls_optgroup *g, int key);
 

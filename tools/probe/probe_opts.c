@@ -88,15 +88,11 @@ int ls_probe_opts_finish(struct ls_probe_opts *o, bool prober, const char *peers
 {
 	struct ls_err err = { 0 };
 
-	if (ls_probe_opts_check(o, prober, &err)) {
-		ls_warn("%s: %s", cmd, err.msg);
-		return LS_EXIT_USAGE;
-	}
+	if (ls_probe_opts_check(o, prober, &err))
+		return ls_opts_exit(LS_EXIT_USAGE, cmd, &err);
 	if (peers) {
-		if (ls_peers_load(peers, plist, &err)) {
-			ls_warn("%s: %s", cmd, err.msg);
-			return LS_EXIT_USAGE;
-		}
+		if (ls_peers_load(peers, plist, &err))
+			return ls_opts_exit(LS_EXIT_USAGE, cmd, &err);
 		o->peer = plist->v[0];
 	}
 	return 0;
