@@ -11,7 +11,6 @@
  * This file: the options, the responder, one prober pair and the --peers
  * loop; the jobs they call are in the other breakdown/ files (bd.h).
  */
-#include <getopt.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -159,8 +158,8 @@ static int check_args(struct bd_cli *c, int argc, char **argv, bool have_n)
 		return rc;
 	/* --peers makes a prober: this check may come after the list is read */
 	if (!c->is_prober && (c->json || c->samples || c->prom || c->baseline))
-		return ls_opts_bad("breakdown", "--json, --samples, --prom and --baseline belong to "
-				   "the prober (the responder ships its data to it)");
+		return ls_opts_bad("breakdown", "--json, --samples, --prom and --baseline belong "
+				   "to the prober (the responder ships its data to it)");
 	return 0;
 }
 

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* `latsplit probe`: a perftest-grade verbs latency probe (responder or prober). */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -276,7 +276,8 @@ static int parse_opts(int argc, char **argv, struct record_opts *o,
 		      struct ls_err *err)
 {
 	static const struct ls_optcmd cmd = {
-		.name = "record", .mode = "+", .usage = usage, .quiet = true, .unknown = unknown_opt,
+		.name = "record", .mode = "+", .usage = usage, .quiet = true,
+		.unknown = unknown_opt,
 	};
 	const struct record_args *a = &o->arg;
 	uint64_t v;

@@ -25,7 +25,7 @@ int ls_opt_choice(const struct ls_opt_name *names, const char *arg, const char *
 	for (i = 0; names[i].name && n < sizeof(list); i++)
 		n += snprintf(list + n, sizeof(list) - n, "%s%s",
 			      !i ? "" : names[i + 1].name ? ", " : " or ", names[i].name);
-	return ls_errf(err, "%s: '%s' is not %s", what, arg, list);
+	return ls_errcf(err, LS_E_USAGE, "%s: '%s' is not %s", what, arg, list);
 }
 
 /* An LS_ARG_HOOK for --normal-us LO-HI into a struct ls_thresholds. */
@@ -114,9 +114,12 @@ static int apply(const struct ls_opt *opt, void *base, const char *arg, struct l
 	}
 }
 
-/* The long options and the short-option string of the groups, into lo and so. */
+/*
+ * The long options and the short-option string of the groups, into lo (one
+ * more than the options) and so (cmd's mode, two for each option and the NUL).
+ */
 static void build_getopt(const struct ls_optcmd *cmd, const struct ls_optgroup *g, size_t ng,
-			 struct option *lo, char *so, size_t solen)
+			 struct option *lo, char *so)
 {
 	size_t k = 0, n = strlen(cmd->mode);
 
@@ -128,7 +131,7 @@ static void build_getopt(const struct ls_optcmd *cmd, const struct ls_optgroup *
 				      no_argument : required_argument;
 
 			lo[k++] = (struct option){ o->name, has_arg, NULL, o->key };
-			if (o->key >= 256 || n + 3 > solen)
+			if (o->key >= 256)
 				continue;
 			so[n++] = (char)o->key;
 			if (has_arg == required_argument)
@@ -179,12 +182,12 @@ static size_t count_opts(struct ls_optgroup *g, size_t ng)
 int ls_opts_parse(int argc, char **argv, const struct ls_optcmd *cmd,
 		  struct ls_optgroup *g, size_t ng, struct ls_err *err)
 {
-	struct option lo[count_opts(g, ng) + 1];
-	size_t gi, oi;
-	char so[160];
+	size_t total = count_opts(g, ng), gi, oi;
+	struct option lo[total + 1];
+	char so[strlen(cmd->mode) + 2 * total + 1];
 	int c;
 
-	build_getopt(cmd, g, ng, lo, so, sizeof(so));
+	build_getopt(cmd, g, ng, lo, so);
 	optind = 1;
 	opterr = !cmd->quiet;
 	while ((c = getopt_long(argc, argv, so, lo, NULL)) != -1) {

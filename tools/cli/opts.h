@@ -30,7 +30,7 @@ enum ls_opt_kind {
 	LS_ARG_ENUM,		/* one of names[], its val stored (int) */
 	LS_ARG_CHOICE,		/* one of names[], the argument itself stored */
 	LS_ARG_HOOK,		/* hook(dst, arg, err): the command's own logic */
-	LS_ARG_HELP,		/* -h: the loop ends with LS_OPTS_HELP */
+	LS_ARG_HELP,		/* -h: the usage on stdout, the loop ends with LS_OPTS_HELP */
 };
 
 /* One accepted word of an LS_ARG_ENUM or LS_ARG_CHOICE option (NULL name ends the list). */
@@ -53,6 +53,7 @@ struct ls_opt {
 	int (*hook)(void *dst, const char *arg, struct ls_err *err);
 };
 
+/* A table's rows: LS_OPT_<KIND>(long name, key, the base's type, its field, ...). */
 #define LS_OPT_(nm, k, kd, T, f)	.name = nm, .key = k, .kind = kd, .off = offsetof(T, f)
 #define LS_OPT_FLAG(nm, k, T, f)	{ LS_OPT_(nm, k, LS_ARG_NONE, T, f) }
 #define LS_OPT_STR(nm, k, T, f)		{ LS_OPT_(nm, k, LS_ARG_STR, T, f) }
@@ -70,7 +71,8 @@ struct ls_opt {
 #define LS_OPT_CHOICE(nm, k, T, f, nv)	{ LS_OPT_(nm, k, LS_ARG_CHOICE, T, f), .names = nv }
 #define LS_OPT_HOOK(nm, k, T, f, fn)	{ LS_OPT_(nm, k, LS_ARG_HOOK, T, f), .hook = fn }
 /* A hook handed the group's whole base. */
-#define LS_OPT_CALL(nm, k, fn)		{ .name = nm, .key = k, .kind = LS_ARG_HOOK, .hook = fn }
+#define LS_OPT_CALL(nm, k, fn)	\
+	{ .name = nm, .key = k, .kind = LS_ARG_HOOK, .hook = fn }
 #define LS_OPT_HELPOPT			{ .name = "help", .key = 'h', .kind = LS_ARG_HELP }
 
 /* A table of options and the struct its values go into; given is filled by the loop. */
