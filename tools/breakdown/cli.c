@@ -11,7 +11,6 @@
  * This file: the options, the responder, one prober pair and the --peers
  * loop; the jobs they call are in the other breakdown/ files (bd.h).
  */
-#include <getopt.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,135 +88,43 @@ enum { O_RING = 256, O_GBPS, O_CABLE, O_HOPS, O_SWITCH, O_FLOOR, O_BASE, O_TAIL,
        O_NORMAL, O_ABN, O_HURTS, O_SHARE, O_EXPECT, O_JSON, O_SAMPLES, O_PROM,
        O_SLACK, O_PEERS };
 
-static const struct option bd_options[] = {
-	{ "backend", required_argument, NULL, 'b' },
-	{ "ring-kib", required_argument, NULL, O_RING },
-	{ "link-gbps", required_argument, NULL, O_GBPS },
-	{ "cable-m", required_argument, NULL, O_CABLE },
-	{ "hops", required_argument, NULL, O_HOPS },
-	{ "switch", required_argument, NULL, O_SWITCH },
-	{ "floor-pct", required_argument, NULL, O_FLOOR },
-	{ "baseline", required_argument, NULL, O_BASE },
-	{ "tail-pct", required_argument, NULL, O_TAIL },
-	{ "preempt-slack", required_argument, NULL, O_SLACK },
-	{ "normal-us", required_argument, NULL, O_NORMAL },
-	{ "abnormal-us", required_argument, NULL, O_ABN },
-	{ "hurts-us", required_argument, NULL, O_HURTS },
-	{ "share", required_argument, NULL, O_SHARE },
-	{ "expect-gbps", required_argument, NULL, O_EXPECT },
-	{ "json", no_argument, NULL, O_JSON },
-	{ "samples", required_argument, NULL, O_SAMPLES },
-	{ "prom", required_argument, NULL, O_PROM },
-	{ "peers", required_argument, NULL, O_PEERS },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+static const struct ls_opt_name switches[] = {
+	{ "sf", LS_SWITCH_SF }, { "ct", LS_SWITCH_CT }, { NULL, 0 },
 };
 
-/* What breakdown's option loop carries: the options, and whether -n was given. */
-struct bd_parse {
-	struct bd_cli *c;
-	bool have_n;
-};
-
-/* Apply one option; 1: not one of breakdown's or the probe's, -1: err says why. */
-static int apply_opt(void *ctx, int opt, const char *arg, struct ls_err *err)
+/* --normal-us LO-HI, its errors named after the option. */
+static int parse_normal(void *thr, const char *arg, struct ls_err *err)
 {
-	struct bd_parse *bp = ctx;
-	struct bd_cli *c = bp->c;
-	double d;
-	uint64_t v;
-	int rc = 0;
-
-	switch (opt) {
-	case 'b':
-		c->backend = arg;
-		if (strcmp(arg, "auto") && strcmp(arg, "kmod") &&
-		    strcmp(arg, "ebpf") && strcmp(arg, "none"))
-			rc = ls_errf(err, "--backend: '%s' is not auto, kmod, ebpf or none",
-				     arg);
-		break;
-	case O_RING:
-		rc = ls_parse_u64(arg, 4, 1u << 20, &v, err, "--ring-kib");
-		c->ring_kib = (unsigned int)v;
-		break;
-	case O_GBPS:
-		rc = ls_parse_double(arg, 1e-3, 1e6, &c->link_gbps, err, "--link-gbps");
-		break;
-	case O_CABLE:
-		rc = ls_parse_double(arg, 0, 1e7, &c->cable_m, err, "--cable-m");
-		break;
-	case O_HOPS:
-		rc = ls_parse_u64(arg, 1, 64, &v, err, "--hops");
-		c->hops = (unsigned int)v;
-		break;
-	case O_SWITCH:
-		if (!strcmp(arg, "sf"))
-			c->sw = LS_SWITCH_SF;
-		else if (!strcmp(arg, "ct"))
-			c->sw = LS_SWITCH_CT;
-		else
-			rc = ls_errf(err, "--switch: '%s' is not sf or ct", arg);
-		break;
-	case O_FLOOR:
-		rc = ls_parse_double(arg, 0, 100, &d, err, "--floor-pct");
-		c->floor_q = d / 100;
-		break;
-	case O_BASE:
-		c->baseline = arg;
-		break;
-	case O_TAIL:
-		rc = ls_parse_double(arg, 1e-6, 100, &d, err, "--tail-pct");
-		c->tail_frac = d / 100;
-		break;
-	case O_SLACK:
-		rc = ls_parse_duration_ns(arg, &c->preempt_slack_ns, err,
-					  "--preempt-slack");
-		break;
-	case O_NORMAL:
-		rc = ls_parse_range_us(arg, &c->thr.normal_lo_ns, &c->thr.normal_hi_ns,
-				       err);
-		if (rc)
-			ls_err_wrap(err, "--normal-us");
-		break;
-	case O_ABN:
-		rc = ls_parse_double(arg, 1e-6, 1e9, &d, err, "--abnormal-us");
-		c->thr.abnormal_ns = d * 1e3;
-		break;
-	case O_HURTS:
-		rc = ls_parse_double(arg, 1e-6, 1e9, &d, err, "--hurts-us");
-		c->thr.hurts_ns = d * 1e3;
-		break;
-	case O_SHARE:
-		rc = ls_parse_double(arg, 0, 1, &c->thr.share, err, "--share");
-		break;
-	case O_EXPECT:
-		rc = ls_parse_double(arg, 1e-3, 1e6, &c->expect_gbps, err,
-				     "--expect-gbps");
-		break;
-	case O_JSON:
-		c->json = true;
-		break;
-	case O_SAMPLES:
-		c->samples = arg;
-		break;
-	case O_PROM:
-		c->prom = arg;
-		break;
-	case O_PEERS:
-		c->peers = arg;
-		break;
-	case 'v':
-		c->verbose = true;
-		break;
-	default:
-		rc = ls_probe_opt_apply(&c->o, opt, arg, err);
-		if (rc > 0)
-			return 1;
-		bp->have_n |= opt == 'n';
-	}
-	return rc;
+	if (ls_opt_normal_us(thr, arg, err))
+		return ls_err_wrap(err, "--normal-us");
+	return 0;
 }
+
+#define BC struct bd_cli
+
+static const struct ls_opt bd_options[] = {
+	LS_OPT_CHOICE("backend", 'b', BC, backend, ls_opt_backends),
+	LS_OPT_U64("ring-kib", O_RING, BC, ring_kib, 4, 1u << 20),
+	LS_OPT_DBL("link-gbps", O_GBPS, BC, link_gbps, 1e-3, 1e6),
+	LS_OPT_DBL("cable-m", O_CABLE, BC, cable_m, 0, 1e7),
+	LS_OPT_U64("hops", O_HOPS, BC, hops, 1, 64),
+	LS_OPT_ENUM("switch", O_SWITCH, BC, sw, switches),
+	LS_OPT_PCT("floor-pct", O_FLOOR, BC, floor_q, 0, 100),
+	LS_OPT_STR("baseline", O_BASE, BC, baseline),
+	LS_OPT_PCT("tail-pct", O_TAIL, BC, tail_frac, 1e-6, 100),
+	LS_OPT_DUR("preempt-slack", O_SLACK, BC, preempt_slack_ns),
+	LS_OPT_HOOK("normal-us", O_NORMAL, BC, thr, parse_normal),
+	LS_OPT_USEC("abnormal-us", O_ABN, BC, thr.abnormal_ns, 1e-6, 1e9),
+	LS_OPT_USEC("hurts-us", O_HURTS, BC, thr.hurts_ns, 1e-6, 1e9),
+	LS_OPT_DBL("share", O_SHARE, BC, thr.share, 0, 1),
+	LS_OPT_DBL("expect-gbps", O_EXPECT, BC, expect_gbps, 1e-3, 1e6),
+	LS_OPT_FLAG("json", O_JSON, BC, json),
+	LS_OPT_STR("samples", O_SAMPLES, BC, samples),
+	LS_OPT_STR("prom", O_PROM, BC, prom),
+	LS_OPT_STR("peers", O_PEERS, BC, peers),
+	LS_OPT_FLAG("verbose", 'v', BC, verbose),
+	LS_OPT_HELPOPT,
+};
 
 /* The checks across options and arguments once all are read; an exit status. */
 static int check_args(struct bd_cli *c, int argc, char **argv, bool have_n)
@@ -226,56 +133,50 @@ static int check_args(struct bd_cli *c, int argc, char **argv, bool have_n)
 	struct ls_err err = { 0 };
 	int rc;
 
-	if (argc - optind > 1) {
-		ls_warn("breakdown: one PEER at most ('%s' is extra)", argv[optind + 1]);
-		return LS_EXIT_USAGE;
-	}
+	if (argc - optind > 1)
+		return ls_opts_bad("breakdown", "one PEER at most ('%s' is extra)",
+				   argv[optind + 1]);
 	c->is_prober = argc - optind == 1 || c->peers;
-	if (c->peers && argc - optind == 1) {
-		ls_warn("breakdown: PEER and --peers: give one");
-		return LS_EXIT_USAGE;
-	}
-	if (c->peers && (c->samples || c->baseline)) {
-		ls_warn("breakdown: --samples and --baseline are of one pair: not with --peers");
-		return LS_EXIT_USAGE;
-	}
+	if (c->peers && argc - optind == 1)
+		return ls_opts_bad("breakdown", "PEER and --peers: give one");
+	if (c->peers && (c->samples || c->baseline))
+		return ls_opts_bad("breakdown",
+				   "--samples and --baseline are of one pair: not with --peers");
 	if (argc - optind == 1)
 		o->peer = argv[optind];
 	if (c->peers)
 		o->peer = c->peers;	/* checked as a prober; each host's in turn */
-	if (have_n && o->duration_ns) {
-		ls_warn("breakdown: --iters and --duration both set the run length: give one");
-		return LS_EXIT_USAGE;
-	}
+	if (have_n && o->duration_ns)
+		return ls_opts_bad("breakdown",
+				   "--iters and --duration both set the run length: give one");
 	if (o->duration_ns)
 		o->iters = 0;
-	if (ls_thresholds_check(&c->thr, &err)) {
-		ls_warn("breakdown: %s", err.msg);
-		return LS_EXIT_USAGE;
-	}
+	if (ls_thresholds_check(&c->thr, &err))
+		return ls_opts_exit(LS_EXIT_USAGE, "breakdown", &err);
 	rc = ls_probe_opts_finish(o, c->is_prober, c->peers, &c->plist, "breakdown");
 	if (rc)
 		return rc;
 	/* --peers makes a prober: this check may come after the list is read */
-	if (!c->is_prober && (c->json || c->samples || c->prom || c->baseline)) {
-		ls_warn("breakdown: --json, --samples, --prom and --baseline belong to the prober "
-			"(the responder ships its data to it)");
-		return LS_EXIT_USAGE;
-	}
+	if (!c->is_prober && (c->json || c->samples || c->prom || c->baseline))
+		return ls_opts_bad("breakdown", "--json, --samples, --prom and --baseline belong "
+				   "to the prober (the responder ships its data to it)");
 	return 0;
 }
 
-/* Parse the options into c; returns 0, or LS_EXIT_USAGE after a message. */
-static int parse(struct bd_cli *c, int argc, char **argv, bool *help)
+/* Parse the options into c: 0, LS_OPTS_HELP after the help, or LS_EXIT_USAGE after a message. */
+static int parse(struct bd_cli *c, int argc, char **argv)
 {
-	struct bd_parse bp = { c, false };
+	static const struct ls_optcmd cmd = { .name = "breakdown", .mode = "", .usage = usage };
+	struct ls_optgroup g[] = {
+		LS_OPTGROUP(ls_probe_optv, &c->o), LS_OPTGROUP(bd_options, c),
+	};
+	struct ls_err err = { 0 };
 	int rc;
 
-	rc = ls_probe_getopt(argc, argv, bd_options, ARRAY_SIZE(bd_options), "b:vh", "breakdown",
-			     apply_opt, &bp, usage, help);
-	if (rc || *help)
+	rc = ls_opts_parse(argc, argv, &cmd, g, ARRAY_SIZE(g), &err);
+	if (rc)
 		return rc;
-	return check_args(c, argc, argv, bp.have_n);
+	return check_args(c, argc, argv, ls_opt_given(&g[0], 'n'));
 }
 
 /* Open the output files before the run so a bad path fails early; none is visible until commit. */
@@ -497,7 +398,6 @@ int cmd_breakdown(int argc, char **argv)
 {
 	struct bd_cli c;
 	struct bd_ctx x;
-	bool help = false;
 	int rc;
 
 	memset(&c, 0, sizeof(c));
@@ -514,13 +414,9 @@ int cmd_breakdown(int argc, char **argv)
 	c.tail_frac = 0.01;
 	c.preempt_slack_ns = 200000;
 	ls_thresholds_default(&c.thr);
-	rc = parse(&c, argc, argv, &help);
+	rc = parse(&c, argc, argv);
 	if (rc)
-		return rc;
-	if (help) {
-		usage(stdout);
-		return LS_EXIT_OK;
-	}
+		return rc == LS_OPTS_HELP ? LS_EXIT_OK : rc;
 	if (c.o.cpu < 0) {
 		c.o.cpu = sched_getcpu();
 		if (c.o.cpu < 0 || c.o.cpu >= LS_MAX_CPUS)

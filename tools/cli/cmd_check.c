@@ -6,7 +6,6 @@
  * latency against the thresholds, ICMP ping beside RDMA, NIC IRQ spread.
  * One PASS/WARN/FAIL row each, with its evidence.
  */
-#include <getopt.h>
 #include <math.h>
 #include <regex.h>
 #include <stdlib.h>
@@ -20,6 +19,7 @@
 #include "io.h"
 #include "json.h"
 #include "nic.h"
+#include "opts.h"
 #include "probe.h"
 #include "stats.h"
 #include "util.h"
@@ -43,6 +43,7 @@ struct check_opts {
 	unsigned int port;
 	const char *peer;
 	double expect_gbps;		/* 0: no expectation */
+	double window_s;		/* -w */
 	uint64_t window_ns;
 	uint64_t iters;
 	unsigned int qp_timeout;
@@ -97,94 +98,46 @@ static void check_usage(FILE *fp)
 		"exit status: 0 every row passed or warned, 1 a row failed, 2 could not run\n");
 }
 
-/* The long options of check. */
+/* The options of check. */
 enum { OPT_NORMAL = 256, OPT_ABNORMAL, OPT_HURT };
-static const struct option check_options[] = {
-	{ "ib-dev", required_argument, NULL, 'd' },
-	{ "ib-port", required_argument, NULL, 'i' },
-	{ "expect-gbps", required_argument, NULL, 'g' },
-	{ "window", required_argument, NULL, 'w' },
-	{ "iters", required_argument, NULL, 'n' },
-	{ "qp-timeout", required_argument, NULL, 'u' },
-	{ "port", required_argument, NULL, 'p' },
-	{ "ping-count", required_argument, NULL, 'c' },
-	{ "normal-us", required_argument, NULL, OPT_NORMAL },
-	{ "abnormal-us", required_argument, NULL, OPT_ABNORMAL },
-	{ "hurts-us", required_argument, NULL, OPT_HURT },
-	{ "json", no_argument, NULL, 'j' },
-	{ "help", no_argument, NULL, 'h' },
-	{ 0 }
+
+#define CO struct check_opts
+
+static const struct ls_opt check_options[] = {
+	LS_OPT_STR("ib-dev", 'd', CO, ibdev),
+	LS_OPT_U64("ib-port", 'i', CO, port, 1, 255),
+	LS_OPT_DBL("expect-gbps", 'g', CO, expect_gbps, 0.001, 10000),
+	LS_OPT_DBL("window", 'w', CO, window_s, 0.1, 3600),
+	LS_OPT_U64("iters", 'n', CO, iters, 10, 100000000),
+	LS_OPT_U64("qp-timeout", 'u', CO, qp_timeout, 1, 31),
+	LS_OPT_U64("port", 'p', CO, oob_port, 1, 65535),
+	LS_OPT_U64("ping-count", 'c', CO, ping_count, 1, 100000),
+	LS_OPT_HOOK("normal-us", OPT_NORMAL, CO, th, ls_opt_normal_us),
+	LS_OPT_USEC("abnormal-us", OPT_ABNORMAL, CO, th.abnormal_ns, 0, 1e9),
+	LS_OPT_USEC("hurts-us", OPT_HURT, CO, th.hurts_ns, 0, 1e9),
+	LS_OPT_FLAG("json", 'j', CO, json),
+	LS_OPT_HELPOPT,
 };
 
 /* Parse and validate options. */
 static int check_parse(int argc, char **argv, struct check_opts *o)
 {
+	static const struct ls_optcmd cmd = { .name = "check", .mode = "", .usage = check_usage };
 	struct ls_err err = { 0 };
-	uint64_t v;
-	double secs = 2, us;
-	int c;
+	int rc;
 
 	memset(o, 0, sizeof(*o));
 	o->port = 1;
 	o->iters = 1000;
 	o->qp_timeout = 14;
 	o->ping_count = 20;
+	o->window_s = 2;
 	ls_thresholds_default(&o->th);
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:i:g:w:n:u:p:c:jh", check_options, NULL)) != -1) {
-		switch (c) {
-		case 'd': o->ibdev = optarg; break;
-		case 'i':
-			if (ls_parse_u64(optarg, 1, 255, &v, &err, "--ib-port"))
-				goto bad;
-			o->port = (unsigned int)v;
-			break;
-		case 'g':
-			if (ls_parse_double(optarg, 0.001, 10000, &o->expect_gbps, &err, "--expect-gbps"))
-				goto bad;
-			break;
-		case 'w':
-			if (ls_parse_double(optarg, 0.1, 3600, &secs, &err, "--window"))
-				goto bad;
-			break;
-		case 'n':
-			if (ls_parse_u64(optarg, 10, 100000000, &o->iters, &err, "--iters"))
-				goto bad;
-			break;
-		case 'u':
-			if (ls_parse_u64(optarg, 1, 31, &v, &err, "--qp-timeout"))
-				goto bad;
-			o->qp_timeout = (unsigned int)v;
-			break;
-		case 'p':
-			if (ls_parse_u64(optarg, 1, 65535, &v, &err, "--port"))
-				goto bad;
-			o->oob_port = (unsigned int)v;
-			break;
-		case 'c':
-			if (ls_parse_u64(optarg, 1, 100000, &v, &err, "--ping-count"))
-				goto bad;
-			o->ping_count = (unsigned int)v;
-			break;
-		case OPT_NORMAL:
-			if (ls_parse_range_us(optarg, &o->th.normal_lo_ns, &o->th.normal_hi_ns, &err))
-				goto bad;
-			break;
-		case OPT_ABNORMAL:
-			if (ls_parse_double(optarg, 0, 1e9, &us, &err, "--abnormal-us"))
-				goto bad;
-			o->th.abnormal_ns = us * 1e3;
-			break;
-		case OPT_HURT:
-			if (ls_parse_double(optarg, 0, 1e9, &us, &err, "--hurts-us"))
-				goto bad;
-			o->th.hurts_ns = us * 1e3;
-			break;
-		case 'j': o->json = true; break;
-		case 'h': check_usage(stdout); exit(LS_EXIT_OK);
-		default: check_usage(stderr); return LS_EXIT_USAGE;
-		}
-	}
+	rc = LS_OPTS_PARSE(argc, argv, &cmd, check_options, o, &err);
+	if (rc == LS_OPTS_HELP)
+		exit(LS_EXIT_OK);
+	if (rc)
+		return rc;
 	if (optind < argc)
 		o->peer = argv[optind++];
 	if (optind < argc) {
@@ -197,7 +150,7 @@ static int check_parse(int argc, char **argv, struct check_opts *o)
 	}
 	if (ls_thresholds_check(&o->th, &err))
 		goto bad;
-	o->window_ns = (uint64_t)(secs * 1e9);
+	o->window_ns = (uint64_t)(o->window_s * 1e9);
 	return 0;
 bad:
 	ls_warn("check: %s", err.msg);

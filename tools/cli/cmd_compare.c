@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 /* `latsplit compare A.json B.json`: A/B latency comparison with significance, exit 1 on regression. */
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +9,7 @@
 #include "json.h"
 #include "jseries.h"
 #include "jsonr.h"
+#include "opts.h"
 #include "signif.h"
 #include "stats.h"
 #include "util.h"
@@ -70,55 +70,31 @@ static void usage(FILE *fp)
 		"  -h, --help               this help\n");
 }
 
+#define CMP struct compare_opts
+
+static const struct ls_opt compare_options[] = {
+	LS_OPT_DBL("alpha", 'a', CMP, alpha, 1e-9, 0.5),
+	LS_OPT_DBL("max-regress", 'r', CMP, max_regress, 0, 1e6),
+	LS_OPT_STR("only", 'o', CMP, only),
+	LS_OPT_DBL("min-change", 'm', CMP, min_change, 0, 1e6),
+	LS_OPT_FLAG("independent", 'i', CMP, independent),
+	LS_OPT_FLAG("json", 'j', CMP, json),
+	LS_OPT_HELPOPT,
+};
+
 /* Parse argv; returns 0, LS_EXIT_USAGE, or -1 after --help. */
 static int parse_args(int argc, char **argv, struct compare_opts *o, struct ls_err *err)
 {
-	static const struct option longopts[] = {
-		{ "alpha", required_argument, NULL, 'a' },
-		{ "max-regress", required_argument, NULL, 'r' },
-		{ "only", required_argument, NULL, 'o' },
-		{ "min-change", required_argument, NULL, 'm' },
-		{ "independent", no_argument, NULL, 'i' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	static const struct ls_optcmd cmd = {
+		.name = "compare", .mode = ":", .usage = usage, .quiet = true,
 	};
-	int c;
+	int rc;
 
 	o->alpha = 0.01;
 	o->max_regress = NAN;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":a:r:m:o:ijh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'a':
-			if (ls_parse_double(optarg, 1e-9, 0.5, &o->alpha, err, "--alpha"))
-				return LS_EXIT_USAGE;
-			break;
-		case 'r':
-			if (ls_parse_double(optarg, 0, 1e6, &o->max_regress, err, "--max-regress"))
-				return LS_EXIT_USAGE;
-			break;
-		case 'm':
-			if (ls_parse_double(optarg, 0, 1e6, &o->min_change, err, "--min-change"))
-				return LS_EXIT_USAGE;
-			break;
-		case 'o':
-			o->only = optarg;
-			break;
-		case 'i':
-			o->independent = true;
-			break;
-		case 'j':
-			o->json = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return -1;
-		default:
-			return ls_getopt_err(c, argv[optind - 1], "compare", err);
-		}
-	}
+	rc = LS_OPTS_PARSE(argc, argv, &cmd, compare_options, o, err);
+	if (rc)
+		return rc;
 	if (argc - optind != 2) {
 		ls_errf(err, "need two files, A.json and B.json (got %d arguments)", argc - optind);
 		return LS_EXIT_USAGE;
@@ -475,12 +451,8 @@ int cmd_compare(int argc, char **argv)
 	int ret;
 
 	ret = parse_args(argc, argv, &o, &err);
-	if (ret < 0)
-		return LS_EXIT_OK;
-	if (ret) {
-		ls_warn("compare: %s", err.msg);
-		return LS_EXIT_USAGE;
-	}
+	if (ret)
+		return ls_opts_exit(ret, "compare", &err);
 	ret = LS_EXIT_USAGE;
 	if (load(o.file_a, &da, &nda, &sa, &err) || load(o.file_b, &db, &ndb, &sb, &err))
 		goto out;

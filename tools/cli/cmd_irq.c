@@ -6,7 +6,6 @@
  * warnings the seed asks for.
  */
 #include <dirent.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +17,7 @@
 #include "io.h"
 #include "json.h"
 #include "nic.h"
+#include "opts.h"
 #include "util.h"
 
 struct irq_opts {
@@ -79,41 +79,44 @@ static void irq_usage(FILE *fp)
 		"exit status: 0 no warning, 1 a warning was raised, 2 could not run\n");
 }
 
+/* -c LIST: the application's CPUs. */
+static int parse_cpus(void *opts, const char *arg, struct ls_err *err)
+{
+	struct irq_opts *o = opts;
+
+	if (ls_parse_cpulist(arg, o->cpus, LS_MAX_CPUS, err))
+		return -1;
+	o->have_cpus = true;
+	return 0;
+}
+
+#define IO struct irq_opts
+
+static const struct ls_opt irq_options[] = {
+	LS_OPT_STR("interface", 'i', IO, ifname),
+	LS_OPT_STR("ib-dev", 'd', IO, ibdev),
+	LS_OPT_CALL("cpus", 'c', parse_cpus),
+	LS_OPT_STR("backend", 'b', IO, backend),
+	LS_OPT_FLAG("json", 'j', IO, json),
+	LS_OPT_HELPOPT,
+};
+
 /* Parse options into o; returns 0, or LS_EXIT_USAGE after printing why. */
 static int irq_parse(int argc, char **argv, struct irq_opts *o)
 {
-	static const struct option lopts[] = {
-		{ "interface", required_argument, NULL, 'i' },
-		{ "ib-dev", required_argument, NULL, 'd' },
-		{ "cpus", required_argument, NULL, 'c' },
-		{ "backend", required_argument, NULL, 'b' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
+	static const struct ls_optcmd cmd = { .name = "irq", .mode = "", .usage = irq_usage };
 	struct ls_err err = { 0 };
 	double secs = 1;
-	int c;
+	int rc;
 
 	memset(o, 0, sizeof(*o));
 	o->backend = "auto";
 	o->count = 1;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:d:c:b:jh", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'i': o->ifname = optarg; break;
-		case 'd': o->ibdev = optarg; break;
-		case 'c':
-			if (ls_parse_cpulist(optarg, o->cpus, LS_MAX_CPUS, &err))
-				goto usage_err;
-			o->have_cpus = true;
-			break;
-		case 'b': o->backend = optarg; break;
-		case 'j': o->json = true; break;
-		case 'h': irq_usage(stdout); exit(LS_EXIT_OK);
-		default: irq_usage(stderr); return LS_EXIT_USAGE;
-		}
-	}
+	rc = LS_OPTS_PARSE(argc, argv, &cmd, irq_options, o, &err);
+	if (rc == LS_OPTS_HELP)
+		exit(LS_EXIT_OK);
+	if (rc)
+		return rc;
 	if (optind < argc &&
 	    ls_parse_double(argv[optind++], 0.01, 86400, &secs, &err, "interval"))
 		goto usage_err;
@@ -129,11 +132,8 @@ static int irq_parse(int argc, char **argv, struct irq_opts *o)
 		ls_errf(&err, "give the NIC with -i IF or -d DEV");
 		goto usage_err;
 	}
-	if (strcmp(o->backend, "auto") && strcmp(o->backend, "kmod") &&
-	    strcmp(o->backend, "ebpf") && strcmp(o->backend, "none")) {
-		ls_errf(&err, "--backend: '%s' is not auto, kmod, ebpf or none", o->backend);
+	if (ls_opt_choice(ls_opt_backends, o->backend, "--backend", &err) < 0)
 		goto usage_err;
-	}
 	o->interval_ns = (uint64_t)(secs * 1e9);
 	return 0;
 usage_err:

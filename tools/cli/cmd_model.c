@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 /* `latsplit model`: what point-to-point latency costs a data-parallel training step. */
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 #include "jseries.h"
 #include "jsonr.h"
 #include "model.h"
+#include "opts.h"
 #include "stats.h"
 #include "util.h"
 
@@ -91,31 +91,64 @@ static int parse_sweep(const char *s, double *v, size_t *n, struct ls_err *err,
 	return ret;
 }
 
-/* The long options of model. */
+/* -a ALGO: one algorithm, or all of them. */
+static int parse_algo(void *opts, const char *arg, struct ls_err *err)
+{
+	struct model_opts *o = opts;
+
+	if (!strcmp(arg, "all")) {
+		o->all_algos = true;
+		return 0;
+	}
+	return ls_model_algo_parse(arg, &o->in.algo, err);
+}
+
+/* --latency-sweep LIST. */
+static int parse_lat_sweep(void *opts, const char *arg, struct ls_err *err)
+{
+	struct model_opts *o = opts;
+
+	return parse_sweep(arg, o->lat_sweep, &o->nr_lat, err, "--latency-sweep");
+}
+
+/* --compute-sweep LIST. */
+static int parse_comp_sweep(void *opts, const char *arg, struct ls_err *err)
+{
+	struct model_opts *o = opts;
+
+	return parse_sweep(arg, o->comp_sweep, &o->nr_comp, err, "--compute-sweep");
+}
+
+/* The options of model. */
 enum { OPT_LAT_SWEEP = 256, OPT_COMP_SWEEP };
-static const struct option model_options[] = {
-	{ "gpus", required_argument, NULL, 'n' },
-	{ "grad-bytes", required_argument, NULL, 'D' },
-	{ "bandwidth", required_argument, NULL, 'B' },
-	{ "latency", required_argument, NULL, 'l' },
-	{ "compute", required_argument, NULL, 'c' },
-	{ "batch", required_argument, NULL, 'b' },
-	{ "algo", required_argument, NULL, 'a' },
-	{ "from", required_argument, NULL, 'f' },
-	{ "from-key", required_argument, NULL, 'k' },
-	{ "latency-sweep", required_argument, NULL, OPT_LAT_SWEEP },
-	{ "compute-sweep", required_argument, NULL, OPT_COMP_SWEEP },
-	{ "json", no_argument, NULL, 'j' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+
+#define MO struct model_opts
+
+static const struct ls_opt model_options[] = {
+	LS_OPT_U64("gpus", 'n', MO, in.gpus, 1, 10000000),
+	LS_OPT_FN("grad-bytes", 'D', MO, in.grad_bytes, ls_parse_bytes),
+	LS_OPT_FN("bandwidth", 'B', MO, in.bw_bps, ls_parse_rate),
+	LS_OPT_FN("latency", 'l', MO, in.latency_s, ls_parse_time_s),
+	LS_OPT_FN("compute", 'c', MO, in.compute_s, ls_parse_time_s),
+	LS_OPT_DBL("batch", 'b', MO, in.batch, 1e-9, 1e12),
+	LS_OPT_CALL("algo", 'a', parse_algo),
+	LS_OPT_STR("from", 'f', MO, from),
+	LS_OPT_STR("from-key", 'k', MO, from_key),
+	LS_OPT_CALL("latency-sweep", OPT_LAT_SWEEP, parse_lat_sweep),
+	LS_OPT_CALL("compute-sweep", OPT_COMP_SWEEP, parse_comp_sweep),
+	LS_OPT_FLAG("json", 'j', MO, json),
+	LS_OPT_HELPOPT,
 };
 
 /* Parse argv into o; returns 0, or LS_EXIT_USAGE / -1 (help printed). */
 static int parse_args(int argc, char **argv, struct model_opts *o, struct ls_err *err)
 {
-	bool latency_given = false;
-	uint64_t u;
-	int c;
+	static const struct ls_optcmd cmd = {
+		.name = "model", .mode = ":", .usage = usage, .quiet = true,
+	};
+	struct ls_optgroup g[] = { LS_OPTGROUP(model_options, o) };
+	bool latency_given;
+	int rc;
 
 	o->in = (struct ls_model_in){
 		.gpus = 256, .grad_bytes = 500e6, .bw_bps = 12.5e9,
@@ -123,66 +156,10 @@ static int parse_args(int argc, char **argv, struct model_opts *o, struct ls_err
 	};
 	parse_sweep("2us,5us,10us,20us,200us", o->lat_sweep, &o->nr_lat, err, "x");
 	parse_sweep("0.1s,0.2s,0.4s,0.8s", o->comp_sweep, &o->nr_comp, err, "x");
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":n:D:B:l:c:b:a:f:k:jh", model_options, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			if (ls_parse_u64(optarg, 1, 10000000, &u, err, "--gpus"))
-				return LS_EXIT_USAGE;
-			o->in.gpus = (unsigned int)u;
-			break;
-		case 'D':
-			if (ls_parse_bytes(optarg, &o->in.grad_bytes, err, "--grad-bytes"))
-				return LS_EXIT_USAGE;
-			break;
-		case 'B':
-			if (ls_parse_rate(optarg, &o->in.bw_bps, err, "--bandwidth"))
-				return LS_EXIT_USAGE;
-			break;
-		case 'l':
-			if (ls_parse_time_s(optarg, &o->in.latency_s, err, "--latency"))
-				return LS_EXIT_USAGE;
-			latency_given = true;
-			break;
-		case 'c':
-			if (ls_parse_time_s(optarg, &o->in.compute_s, err, "--compute"))
-				return LS_EXIT_USAGE;
-			break;
-		case 'b':
-			if (ls_parse_double(optarg, 1e-9, 1e12, &o->in.batch, err, "--batch"))
-				return LS_EXIT_USAGE;
-			break;
-		case 'a':
-			if (!strcmp(optarg, "all"))
-				o->all_algos = true;
-			else if (ls_model_algo_parse(optarg, &o->in.algo, err))
-				return LS_EXIT_USAGE;
-			break;
-		case 'f':
-			o->from = optarg;
-			break;
-		case 'k':
-			o->from_key = optarg;
-			break;
-		case OPT_LAT_SWEEP:
-			if (parse_sweep(optarg, o->lat_sweep, &o->nr_lat, err, "--latency-sweep"))
-				return LS_EXIT_USAGE;
-			break;
-		case OPT_COMP_SWEEP:
-			if (parse_sweep(optarg, o->comp_sweep, &o->nr_comp, err, "--compute-sweep"))
-				return LS_EXIT_USAGE;
-			break;
-		case 'j':
-			o->json = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return -1;
-		default:
-			return ls_getopt_err(c, argv[optind - 1], "model", err);
-		}
-	}
+	rc = ls_opts_parse(argc, argv, &cmd, g, ARRAY_SIZE(g), err);
+	if (rc)
+		return rc;
+	latency_given = ls_opt_given(&g[0], 'l');
 	if (optind < argc) {
 		ls_errf(err, "unexpected argument '%s' (model takes options only)", argv[optind]);
 		return LS_EXIT_USAGE;
@@ -402,12 +379,8 @@ int cmd_model(int argc, char **argv)
 	int first, last, ret;
 
 	ret = parse_args(argc, argv, &o, &err);
-	if (ret < 0)
-		return LS_EXIT_OK;
-	if (ret) {
-		ls_warn("model: %s", err.msg);
-		return LS_EXIT_USAGE;
-	}
+	if (ret)
+		return ls_opts_exit(ret, "model", &err);
 	if (o.from) {
 		double p50, p99;
 

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* `latsplit probe`: a perftest-grade verbs latency probe (responder or prober). */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +27,7 @@ struct probe_cli {
 	const char *prom;		/* --prom FILE */
 	const char *peers;		/* --peers FILE: a fleet run */
 	struct ls_peers plist;
+	uint32_t sweep_max;		/* largest size of -a */
 	int samples_fmt;
 	bool tty;
 	bool progress_shown;
@@ -101,89 +101,31 @@ static void end_progress(void *arg, const struct ls_probe_run *run)
 enum { O_RTT = 256, O_JSON, O_SAMPLES, O_SFMT, O_HIST, O_FOREVER, O_MAXS, O_SWMAX,
        O_PROM, O_PEERS };
 
-static const struct option probe_options[] = {
-	{ "all", no_argument, NULL, 'a' },
-	{ "sweep-max", required_argument, NULL, O_SWMAX },
-	{ "max-samples", required_argument, NULL, O_MAXS },
-	{ "forever", no_argument, NULL, O_FOREVER },
-	{ "rtt", no_argument, NULL, O_RTT },
-	{ "prom", required_argument, NULL, O_PROM },
-	{ "peers", required_argument, NULL, O_PEERS },
-	{ "json", no_argument, NULL, O_JSON },
-	{ "samples", required_argument, NULL, O_SAMPLES },
-	{ "samples-format", required_argument, NULL, O_SFMT },
-	{ "hist", no_argument, NULL, O_HIST },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+static const struct ls_opt_name samples_fmts[] = {
+	{ "csv", FMT_CSV }, { "ndjson", FMT_NDJSON }, { NULL, 0 },
+};
+
+#define PC struct probe_cli
+
+static const struct ls_opt probe_options[] = {
+	LS_OPT_FLAG("all", 'a', PC, sweep),
+	LS_OPT_U64("sweep-max", O_SWMAX, PC, sweep_max, 2, 1u << 30),
+	LS_OPT_U64("max-samples", O_MAXS, PC, o.capacity, 1, LS_PROBE_MAX_CAPACITY),
+	LS_OPT_FLAG("forever", O_FOREVER, PC, o.serve_forever),
+	LS_OPT_FLAG("rtt", O_RTT, PC, rtt),
+	LS_OPT_STR("prom", O_PROM, PC, prom),
+	LS_OPT_STR("peers", O_PEERS, PC, peers),
+	LS_OPT_FLAG("json", O_JSON, PC, json),
+	LS_OPT_STR("samples", O_SAMPLES, PC, samples),
+	LS_OPT_ENUM("samples-format", O_SFMT, PC, samples_fmt, samples_fmts),
+	LS_OPT_FLAG("hist", O_HIST, PC, hist),
+	LS_OPT_HELPOPT,
 };
 
 /* What the options said that the checks after them need. */
 struct probe_seen {
-	struct probe_cli *c;
 	bool have_n, have_s;		/* -n, -s given */
-	uint32_t sweep_max;		/* largest size of -a */
 };
-
-/* Apply one option; 1: not one of probe's, -1: err says why. */
-static int apply_opt(void *ctx, int opt, const char *arg, struct ls_err *err)
-{
-	struct probe_seen *seen = ctx;
-	struct probe_cli *c = seen->c;
-	struct ls_probe_opts *o = &c->o;
-	uint64_t v;
-	int rc = 0;
-
-	switch (opt) {
-	case 'a':
-		c->sweep = true;
-		break;
-	case O_SWMAX:
-		rc = ls_parse_u64(arg, 2, 1u << 30, &v, err, "--sweep-max");
-		seen->sweep_max = (uint32_t)v;
-		break;
-	case O_MAXS:
-		rc = ls_parse_u64(arg, 1, LS_PROBE_MAX_CAPACITY, &o->capacity, err,
-				  "--max-samples");
-		break;
-	case O_FOREVER:
-		o->serve_forever = true;
-		break;
-	case O_RTT:
-		c->rtt = true;
-		break;
-	case O_PROM:
-		c->prom = arg;
-		break;
-	case O_PEERS:
-		c->peers = arg;
-		break;
-	case O_JSON:
-		c->json = true;
-		break;
-	case O_SAMPLES:
-		c->samples = arg;
-		break;
-	case O_SFMT:
-		if (!strcmp(arg, "csv"))
-			c->samples_fmt = FMT_CSV;
-		else if (!strcmp(arg, "ndjson"))
-			c->samples_fmt = FMT_NDJSON;
-		else
-			rc = ls_errf(err, "--samples-format: '%s' is not csv or ndjson",
-				     arg);
-		break;
-	case O_HIST:
-		c->hist = true;
-		break;
-	default:
-		rc = ls_probe_opt_apply(o, opt, arg, err);
-		if (rc > 0)
-			return 1;
-		seen->have_n |= opt == 'n';
-		seen->have_s |= opt == 's';
-	}
-	return rc;
-}
 
 /* The arguments and the checks across options once all are read; an exit status. */
 static int check_args(struct probe_cli *c, int argc, char **argv,
@@ -193,54 +135,36 @@ static int check_args(struct probe_cli *c, int argc, char **argv,
 
 	if (optind < argc)
 		o->peer = argv[optind++];
-	if (optind < argc) {
-		ls_warn("probe: unexpected argument '%s'", argv[optind]);
-		return LS_EXIT_USAGE;
-	}
+	if (optind < argc)
+		return ls_opts_bad("probe", "unexpected argument '%s'", argv[optind]);
 	/* Validation after parsing. */
-	if (c->peers && o->peer) {
-		ls_warn("probe: PEER and --peers: give one");
-		return LS_EXIT_USAGE;
-	}
-	if (c->peers && c->samples) {
-		ls_warn("probe: --samples is of one pair: not with --peers");
-		return LS_EXIT_USAGE;
-	}
+	if (c->peers && o->peer)
+		return ls_opts_bad("probe", "PEER and --peers: give one");
+	if (c->peers && c->samples)
+		return ls_opts_bad("probe", "--samples is of one pair: not with --peers");
 	if (c->peers)
 		o->peer = c->peers;	/* checked as a prober; each host's in turn */
-	if (c->prom && !o->peer) {
-		ls_warn("probe: --prom is the prober's");
-		return LS_EXIT_USAGE;
-	}
-	if (seen->have_n && o->duration_ns) {
-		ls_warn("probe: -n and -D exclude each other");
-		return LS_EXIT_USAGE;
-	}
+	if (c->prom && !o->peer)
+		return ls_opts_bad("probe", "--prom is the prober's");
+	if (seen->have_n && o->duration_ns)
+		return ls_opts_bad("probe", "-n and -D exclude each other");
 	if (o->duration_ns)
 		o->iters = 0;
-	else if (o->capacity) {
-		ls_warn("probe: --max-samples needs -D");
-		return LS_EXIT_USAGE;
-	}
-	if (c->sweep && seen->have_s) {
-		ls_warn("probe: -a and -s exclude each other");
-		return LS_EXIT_USAGE;
-	}
+	else if (o->capacity)
+		return ls_opts_bad("probe", "--max-samples needs -D");
+	if (c->sweep && seen->have_s)
+		return ls_opts_bad("probe", "-a and -s exclude each other");
 	if (c->sweep) {
 		o->nsizes = 0;
-		for (uint32_t s = 2; s <= seen->sweep_max && o->nsizes < LS_PROBE_MAX_SIZES; s <<= 1)
+		for (uint32_t s = 2; s <= c->sweep_max && o->nsizes < LS_PROBE_MAX_SIZES; s <<= 1)
 			o->sizes[o->nsizes++] = s;
 	}
 	if (!o->peer && (c->samples || c->rtt || c->hist || c->sweep || seen->have_n || seen->have_s ||
-			 o->duration_ns || o->events || o->verb != LS_VERB_WRITE || o->mtu)) {
-		ls_warn("probe: -s/-a/-n/-D/-m/-e/--verb/--rtt/--hist/--samples are the prober's "
-			"(the responder follows the prober's parameters)");
-		return LS_EXIT_USAGE;
-	}
-	if (o->peer && (o->serve_forever || o->listen_timeout_ns)) {
-		ls_warn("probe: --forever and --listen-timeout are the responder's");
-		return LS_EXIT_USAGE;
-	}
+			 o->duration_ns || o->events || o->verb != LS_VERB_WRITE || o->mtu))
+		return ls_opts_bad("probe", "-s/-a/-n/-D/-m/-e/--verb/--rtt/--hist/--samples are "
+				   "the prober's (the responder follows the prober's parameters)");
+	if (o->peer && (o->serve_forever || o->listen_timeout_ns))
+		return ls_opts_bad("probe", "--forever and --listen-timeout are the responder's");
 	if (c->samples_fmt == FMT_AUTO && c->samples) {
 		size_t n = strlen(c->samples);
 
@@ -251,16 +175,23 @@ static int check_args(struct probe_cli *c, int argc, char **argv,
 	return ls_probe_opts_finish(o, o->peer != NULL, c->peers, &c->plist, "probe");
 }
 
-/* Parse the options into c; returns 0, or LS_EXIT_USAGE after a message. */
-static int parse(struct probe_cli *c, int argc, char **argv, bool *help)
+/* Parse the options into c: 0, LS_OPTS_HELP after the help, or LS_EXIT_USAGE after a message. */
+static int parse(struct probe_cli *c, int argc, char **argv)
 {
-	struct probe_seen seen = { .c = c, .sweep_max = 1u << 23 };
+	static const struct ls_optcmd cmd = { .name = "probe", .mode = "", .usage = usage };
+	struct ls_optgroup g[] = {
+		LS_OPTGROUP(ls_probe_optv, &c->o), LS_OPTGROUP(probe_options, c),
+	};
+	struct ls_err err = { 0 };
+	struct probe_seen seen;
 	int rc;
 
-	rc = ls_probe_getopt(argc, argv, probe_options, ARRAY_SIZE(probe_options), "ah", "probe",
-			     apply_opt, &seen, usage, help);
-	if (rc || *help)
+	c->sweep_max = 1u << 23;
+	rc = ls_opts_parse(argc, argv, &cmd, g, ARRAY_SIZE(g), &err);
+	if (rc)
 		return rc;
+	seen.have_n = ls_opt_given(&g[0], 'n');
+	seen.have_s = ls_opt_given(&g[0], 's');
 	return check_args(c, argc, argv, &seen);
 }
 
@@ -761,18 +692,13 @@ int cmd_probe(int argc, char **argv)
 	struct ls_fleet_cmd fc;
 	struct ls_err err = { 0 };
 	struct ls_prom pf;
-	bool help = false;
 	int rc;
 
 	memset(&pf, 0, sizeof(pf));
 	ls_probe_opts_init(&c.o);
-	rc = parse(&c, argc, argv, &help);
+	rc = parse(&c, argc, argv);
 	if (rc)
-		return rc;
-	if (help) {
-		usage(stdout);
-		return LS_EXIT_OK;
-	}
+		return rc == LS_OPTS_HELP ? LS_EXIT_OK : rc;
 	c.tty = isatty(STDERR_FILENO);
 	c.o.arg = &c;
 	if (c.tty && c.o.peer) {

@@ -7,7 +7,6 @@
  * observer's own cost (the backend's hits and time per handler and CPU).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -21,6 +20,7 @@
 #include "backend.h"
 #include "commands.h"
 #include "io.h"
+#include "opts.h"
 #include "record.h"
 #include "split.h"
 #include "util.h"
@@ -206,26 +206,36 @@ static int resolve_if_irqs(const char *ifname, struct ls_backend_cfg *cfg,
 	return 0;
 }
 
-/* record's long options. */
+/* record's options; the ones checked after the loop keep their text in o->arg. */
 enum { OPT_IRQ = 256, OPT_RING, OPT_BUCKETS, OPT_PIDCMD, OPT_AB, OPT_NOHIST };
-static const struct option record_options[] = {
-	{ "backend", required_argument, NULL, 'b' },
-	{ "interface", required_argument, NULL, 'i' },
-	{ "irq", required_argument, NULL, OPT_IRQ },
-	{ "cpus", required_argument, NULL, 'c' },
-	{ "pid", required_argument, NULL, 'p' },
-	{ "duration", required_argument, NULL, 'D' },
-	{ "records", required_argument, NULL, 'r' },
-	{ "ring-kib", required_argument, NULL, OPT_RING },
-	{ "buckets", no_argument, NULL, OPT_BUCKETS },
-	{ "no-hist", no_argument, NULL, OPT_NOHIST },
-	{ "pid-command", no_argument, NULL, OPT_PIDCMD },
-	{ "ab", required_argument, NULL, OPT_AB },
-	{ "json", no_argument, NULL, 'j' },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+
+#define RO struct record_opts
+
+static const struct ls_opt record_options[] = {
+	LS_OPT_STR("backend", 'b', RO, backend),
+	LS_OPT_STR("interface", 'i', RO, ifname),
+	LS_OPT_STR("irq", OPT_IRQ, RO, arg.irqs),
+	LS_OPT_STR("cpus", 'c', RO, arg.cpus),
+	LS_OPT_STR("pid", 'p', RO, arg.pids),
+	LS_OPT_STR("duration", 'D', RO, arg.dur),
+	LS_OPT_STR("records", 'r', RO, records_path),
+	LS_OPT_STR("ring-kib", OPT_RING, RO, arg.ring),
+	LS_OPT_FLAG("buckets", OPT_BUCKETS, RO, buckets),
+	LS_OPT_FLAG("no-hist", OPT_NOHIST, RO, cfg.no_hist),
+	LS_OPT_FLAG("pid-command", OPT_PIDCMD, RO, pid_command),
+	LS_OPT_STR("ab", OPT_AB, RO, arg.ab),
+	LS_OPT_FLAG("json", 'j', RO, json),
+	LS_OPT_FLAG("verbose", 'v', RO, cfg.verbose),
+	LS_OPT_HELPOPT,
 };
+
+/* An option getopt did not accept, or one without its argument. */
+static int unknown_opt(int c, char **argv, struct ls_err *err)
+{
+	if (optopt && optopt < 256)
+		return ls_errf(err, "record: unknown option or missing argument '-%c'", optopt);
+	return ls_errf(err, "record: unknown option or missing argument '%s'", argv[optind - 1]);
+}
 
 /* --cpus LIST: the interference CPUs, every one of them present. */
 static int parse_cpus(struct record_opts *o, const char *cpus, struct ls_err *err)
@@ -261,70 +271,51 @@ static int parse_pids(struct record_opts *o, const char *pidlist, struct ls_err 
 	return 0;
 }
 
-/* Parse and validate the command line into o. */
+/* Parse and validate the command line into o: 0, 1 after the help, or -1 (err says why). */
 static int parse_opts(int argc, char **argv, struct record_opts *o,
 		      struct ls_err *err)
 {
-	const char *irqs = NULL, *pidlist = NULL, *cpus = NULL, *dur = NULL;
-	const char *ring = NULL, *ab = NULL;
+	static const struct ls_optcmd cmd = {
+		.name = "record", .mode = "+", .usage = usage, .quiet = true,
+		.unknown = unknown_opt,
+	};
+	const struct record_args *a = &o->arg;
 	uint64_t v;
-	int c;
+	int rc;
 
 	o->backend = "auto";
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+b:i:c:p:D:r:jvh", record_options, NULL)) != -1) {
-		switch (c) {
-		case 'b': o->backend = optarg; break;
-		case 'i': o->ifname = optarg; break;
-		case OPT_IRQ: irqs = optarg; break;
-		case 'c': cpus = optarg; break;
-		case 'p': pidlist = optarg; break;
-		case 'D': dur = optarg; break;
-		case 'r': o->records_path = optarg; break;
-		case OPT_RING: ring = optarg; break;
-		case OPT_BUCKETS: o->buckets = true; break;
-		case OPT_NOHIST: o->cfg.no_hist = true; break;
-		case OPT_PIDCMD: o->pid_command = true; break;
-		case OPT_AB: ab = optarg; break;
-		case 'j': o->json = true; break;
-		case 'v': o->cfg.verbose = true; break;
-		case 'h': return 1;
-		default:
-			if (optopt && optopt < 256)
-				return ls_errf(err, "record: unknown option or missing argument '-%c'",
-					       optopt);
-			return ls_errf(err, "record: unknown option or missing argument '%s'",
-				       argv[optind - 1]);
-		}
-	}
+	rc = LS_OPTS_PARSE(argc, argv, &cmd, record_options, o, err);
+	if (rc == LS_OPTS_HELP)
+		return 1;
+	if (rc)
+		return -1;
 	if (optind < argc)
 		o->cmd = argv + optind;
 
 	if (strcmp(o->backend, "auto") && strcmp(o->backend, "kmod") &&
 	    strcmp(o->backend, "ebpf"))
 		return ls_errf(err, "record: --backend '%s': want auto, kmod or ebpf", o->backend);
-	if (o->ifname && irqs)
+	if (o->ifname && a->irqs)
 		return ls_errf(err, "record: give -i IF or --irq, not both");
-	if (irqs && parse_u32_list(irqs, o->cfg.irqs, LS_MAX_IRQS, &o->cfg.nr_irqs,
-				   UINT32_MAX, "--irq", err))
+	if (a->irqs && parse_u32_list(a->irqs, o->cfg.irqs, LS_MAX_IRQS, &o->cfg.nr_irqs,
+				      UINT32_MAX, "--irq", err))
 		return -1;
 	if (o->ifname && resolve_if_irqs(o->ifname, &o->cfg, err))
 		return -1;
-	if (cpus && parse_cpus(o, cpus, err))
+	if (a->cpus && parse_cpus(o, a->cpus, err))
 		return -1;
-	if (pidlist && parse_pids(o, pidlist, err))
+	if (a->pids && parse_pids(o, a->pids, err))
 		return -1;
-	if (dur) {
-		if (ls_parse_duration_ns(dur, &o->duration_ns, err, "--duration"))
+	if (a->dur) {
+		if (ls_parse_duration_ns(a->dur, &o->duration_ns, err, "--duration"))
 			return -1;
 		if (o->duration_ns == 0)
 			return ls_errf(err, "record: --duration must be > 0");
 	}
-	if (dur && o->cmd)
+	if (a->dur && o->cmd)
 		return ls_errf(err, "record: give -D DURATION or a COMMAND, not both");
-	if (ring) {
-		if (ls_parse_u64(ring, 4, 1024 * 1024, &v, err, "--ring-kib"))
+	if (a->ring) {
+		if (ls_parse_u64(a->ring, 4, 1024 * 1024, &v, err, "--ring-kib"))
 			return -1;
 		if (!o->records_path)
 			return ls_errf(err, "record: --ring-kib needs --records FILE");
@@ -342,11 +333,11 @@ static int parse_opts(int argc, char **argv, struct record_opts *o,
 	if (o->pid_command && o->cfg.nr_pids >= LS_MAX_TASKS)
 		return ls_errf(err, "record: --pid-command: already %d tasks named (the most)",
 			       LS_MAX_TASKS);
-	if (ab) {
-		if (ls_parse_duration_ns(ab, &o->ab_ns, err, "--ab"))
+	if (a->ab) {
+		if (ls_parse_duration_ns(a->ab, &o->ab_ns, err, "--ab"))
 			return -1;
 		if (o->ab_ns < 10000000ull || o->ab_ns > 60000000000ull)
-			return ls_errf(err, "record: --ab %s: a phase is 10ms..60s", ab);
+			return ls_errf(err, "record: --ab %s: a phase is 10ms..60s", a->ab);
 	}
 	return 0;
 }
@@ -615,10 +606,8 @@ int cmd_record(int argc, char **argv)
 	pid_t child = -1;
 
 	ret = parse_opts(argc, argv, &o, &err);
-	if (ret > 0) {
-		usage(stdout);
-		return LS_EXIT_OK;
-	}
+	if (ret > 0)
+		return LS_EXIT_OK;	/* the help, printed */
 	if (ret) {
 		ls_warn("%s", err.msg);
 		usage(stderr);

@@ -16,6 +16,11 @@
 #define RECORD_DEFAULT_RING_KIB	4096
 #define RECORD_POLL_MS		100
 
+/* The text of the options record checks after reading them all. */
+struct record_args {
+	const char *irqs, *cpus, *pids, *dur, *ring, *ab;
+};
+
 struct record_opts {
 	const char *backend;
 	const char *ifname;
@@ -30,6 +35,7 @@ struct record_opts {
 	bool pid_command;		/* name COMMAND's process as a task */
 	uint64_t ab_ns;			/* --ab: phase length; 0 = always on */
 	struct ls_backend_cfg cfg;
+	struct record_args arg;
 };
 
 /* --ab: recording alternates on and off; each phase as the clock saw it. */
