@@ -80,17 +80,24 @@ static int ls_config_show(struct seq_file *m, void *v)
 	return ls_cfg_show(m);
 }
 
-/* open `config`. */
-static int ls_config_open(struct inode *inode, struct file *file)
+/* A text file shown by one seq_file show function (config, stats, observer). */
+struct ls_seq_file {
+	int (*show)(struct seq_file *m, void *v);
+};
+
+/* open a text file: root only; its show function is the inode's data. */
+static int ls_seq_open(struct inode *inode, struct file *file)
 {
+	const struct ls_seq_file *f = inode->i_private;
+
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
-	return single_open(file, ls_config_show, NULL);
+	return single_open(file, f->show, NULL);
 }
 
-static const struct file_operations ls_config_fops = {
+static const struct file_operations ls_seq_fops = {
 	.owner = THIS_MODULE,
-	.open = ls_config_open,
+	.open = ls_seq_open,
 	.read = seq_read,
 	.llseek = seq_lseek,
 	.release = single_release,
@@ -254,22 +261,6 @@ static int ls_stats_show(struct seq_file *m, void *v)
 	return 0;
 }
 
-/* open `stats`. */
-static int ls_stats_open(struct inode *inode, struct file *file)
-{
-	if (!capable(CAP_SYS_ADMIN))
-		return -EPERM;
-	return single_open(file, ls_stats_show, NULL);
-}
-
-static const struct file_operations ls_stats_fops = {
-	.owner = THIS_MODULE,
-	.open = ls_stats_open,
-	.read = seq_read,
-	.llseek = seq_lseek,
-	.release = single_release,
-};
-
 static const char *const ls_handler_names[LS_NR_HANDLERS] = LS_HANDLER_NAMES;
 
 /*
@@ -294,22 +285,9 @@ static int ls_observer_show(struct seq_file *m, void *v)
 	return 0;
 }
 
-/* open `observer`. */
-static int ls_observer_open(struct inode *inode, struct file *file)
-{
-	if (!capable(CAP_SYS_ADMIN))
-		return -EPERM;
-	return single_open_size(file, ls_observer_show, NULL,
-				64 + (size_t)nr_cpu_ids * LS_NR_HANDLERS * 64);
-}
-
-static const struct file_operations ls_observer_fops = {
-	.owner = THIS_MODULE,
-	.open = ls_observer_open,
-	.read = seq_read,
-	.llseek = seq_lseek,
-	.release = single_release,
-};
+static struct ls_seq_file ls_seq_config = { .show = ls_config_show };
+static struct ls_seq_file ls_seq_stats = { .show = ls_stats_show };
+static struct ls_seq_file ls_seq_observer = { .show = ls_observer_show };
 
 /* Create /sys/kernel/debug/latsplit and its files. */
 int ls_debugfs_init(void)
@@ -321,11 +299,11 @@ int ls_debugfs_init(void)
 		return PTR_ERR(ls_dir);
 	}
 	debugfs_create_file("control", 0200, ls_dir, NULL, &ls_control_fops);
-	debugfs_create_file("config", 0400, ls_dir, NULL, &ls_config_fops);
+	debugfs_create_file("config", 0400, ls_dir, &ls_seq_config, &ls_seq_fops);
 	debugfs_create_file("hist", 0400, ls_dir, NULL, &ls_hist_fops);
-	debugfs_create_file("stats", 0400, ls_dir, NULL, &ls_stats_fops);
+	debugfs_create_file("stats", 0400, ls_dir, &ls_seq_stats, &ls_seq_fops);
 	debugfs_create_file("records", 0400, ls_dir, NULL, &ls_records_fops);
-	debugfs_create_file("observer", 0400, ls_dir, NULL, &ls_observer_fops);
+	debugfs_create_file("observer", 0400, ls_dir, &ls_seq_observer, &ls_seq_fops);
 	return 0;
 }
 

@@ -578,6 +578,21 @@ static bool ls_roce_bth(const struct sk_buff *skb, int net, u32 *qpn, u32 *aux)
 }
 
 /*
+ * An instant record of a RoCEv2 packet (RX_PKT, TX_PKT), stamped with IRQs
+ * off: a hardirq's probe writes the same ring and may not slip in between.
+ */
+static __always_inline void ls_emit_pkt(u16 stage, u32 qpn, u32 aux)
+{
+	unsigned long fl;
+	u64 now;
+
+	local_irq_save(fl);
+	now = ktime_get_ns();
+	ls_emit_record(this_cpu_ptr(ls_pcpu), stage, now, now, qpn, aux, 0);
+	local_irq_restore(fl);
+}
+
+/*
  * netif_receive_skb: a RoCEv2 packet enters the stack on this CPU. Its
  * RX_PKT record ties the receive path's records on this CPU to the probe
  * sample the packet belongs to. Records only: no histogram.
@@ -585,18 +600,11 @@ static bool ls_roce_bth(const struct sk_buff *skb, int net, u32 *qpn, u32 *aux)
 static __always_inline void __ls_tp_rx_skb(void *data, struct sk_buff *skb)
 {
 	const struct ls_cfg *cfg = rcu_dereference_sched(ls_active);
-	unsigned long fl;
 	u32 qpn, aux;
-	u64 now;
 
 	if (!cfg || !cfg->ring_kib || !ls_roce_bth(skb, 0, &qpn, &aux))
 		return;
-	/* Stamp with IRQs off: a hardirq's record may not slip in before it. */
-	local_irq_save(fl);
-	now = ktime_get_ns();
-	ls_emit_record(this_cpu_ptr(ls_pcpu), LS_STAGE_RX_PKT, now, now, qpn,
-		       aux, 0);
-	local_irq_restore(fl);
+	ls_emit_pkt(LS_STAGE_RX_PKT, qpn, aux);
 }
 
 /*
@@ -610,19 +618,12 @@ static __always_inline void __ls_tp_tx_skb(void *data, const struct sk_buff *skb
 {
 	const struct ls_cfg *cfg = rcu_dereference_sched(ls_active);
 	int net = skb_network_offset(skb);
-	unsigned long fl;
 	u32 qpn, aux;
-	u64 now;
 
 	/* an IP packet has its network header set by the IP output path */
 	if (!cfg || !cfg->ring_kib || net < 0 || !ls_roce_bth(skb, net, &qpn, &aux))
 		return;
-	/* IRQs off: a hardirq's probe writes the same ring */
-	local_irq_save(fl);
-	now = ktime_get_ns();
-	ls_emit_record(this_cpu_ptr(ls_pcpu), LS_STAGE_TX_PKT, now, now, qpn,
-		       aux, 0);
-	local_irq_restore(fl);
+	ls_emit_pkt(LS_STAGE_TX_PKT, qpn, aux);
 }
 
 /* Define probe `name` as body `__name`, its cost sampled (see above). */

@@ -119,10 +119,7 @@ static void json_inputs(struct ls_json *j, const struct ls_bd_an *a,
 	if (c->baseline)
 		ls_json_str(j, "baseline", c->baseline);
 	ls_json_obj_open(j, "thresholds");
-	ls_json_dbl(j, "normal_lo_ns", c->thr.normal_lo_ns);
-	ls_json_dbl(j, "normal_hi_ns", c->thr.normal_hi_ns);
-	ls_json_dbl(j, "abnormal_ns", c->thr.abnormal_ns);
-	ls_json_dbl(j, "hurts_ns", c->thr.hurts_ns);
+	ls_json_threshold_members(j, &c->thr);
 	ls_json_dbl(j, "size_offset_ns", a->thr.offset_ns);
 	ls_json_dbl(j, "share", c->thr.share);
 	if (c->expect_gbps > 0)

@@ -488,10 +488,7 @@ static void print_json(const struct check_ctx *cx)
 	if (cx->o.peer)
 		ls_json_str(&j, "peer", cx->o.peer);
 	ls_json_obj_open(&j, "thresholds");
-	ls_json_dbl(&j, "normal_lo_ns", cx->o.th.normal_lo_ns);
-	ls_json_dbl(&j, "normal_hi_ns", cx->o.th.normal_hi_ns);
-	ls_json_dbl(&j, "abnormal_ns", cx->o.th.abnormal_ns);
-	ls_json_dbl(&j, "hurts_ns", cx->o.th.hurts_ns);
+	ls_json_threshold_members(&j, &cx->o.th);
 	ls_json_obj_close(&j);
 	ls_json_arr_open(&j, "rows");
 	for (unsigned int i = 0; i < cx->nr_rows; i++) {

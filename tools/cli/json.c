@@ -145,6 +145,15 @@ void ls_json_end(struct ls_json *j)
 	fflush(j->fp);
 }
 
+/* The seed's latency thresholds, in the open object (ns). */
+void ls_json_threshold_members(struct ls_json *j, const struct ls_thresholds *th)
+{
+	ls_json_dbl(j, "normal_lo_ns", th->normal_lo_ns);
+	ls_json_dbl(j, "normal_hi_ns", th->normal_hi_ns);
+	ls_json_dbl(j, "abnormal_ns", th->abnormal_ns);
+	ls_json_dbl(j, "hurts_ns", th->hurts_ns);
+}
+
 /* The members of a summary, in the open object (figures in ns). */
 void ls_json_summary_members(struct ls_json *j, const struct ls_summary *s)
 {

@@ -9,6 +9,7 @@
 
 #include "jsonr.h"	/* LS_JSON_SCHEMA */
 #include "stats.h"
+#include "verdict.h"
 
 #define LS_JSON_MAX_DEPTH	32
 
@@ -40,6 +41,8 @@ void ls_json_end(struct ls_json *j);
 
 /* The members of summary s in the open object: count, min_ns ... stdev_ns. */
 void ls_json_summary_members(struct ls_json *j, const struct ls_summary *s);
+/* The seed's latency thresholds, in the open object (ns). */
+void ls_json_threshold_members(struct ls_json *j, const struct ls_thresholds *th);
 /* Write s as a JSON object under key; figures in ns with _ns keys. */
 void ls_json_summary(struct ls_json *j, const char *key,
 		     const struct ls_summary *s);
