@@ -67,6 +67,7 @@ else
 fi
 check "that session's responder is measured, with records of its own" \
 	bd_get "$W/again.json" '0 if d["hosts"][1]["measured"] and d["hosts"][1]["records_used"] > 0 else 1/0'
+diag "$(bd_get "$W/again.json" '"counters: " + ", ".join("%s %s %+d" % (x["host"], x["name"], x["delta"]) for x in d["counters"] if x["ok"] and x["name"] in ("hw:sent_pkts", "hw:rcvd_pkts"))')"
 check "its responder counted the packets of this session only (sent = prober's received, +-20)" \
 	bd_get "$W/again.json" '0 if (lambda c: abs(c[("responder", "hw:sent_pkts")] - c[("prober", "hw:rcvd_pkts")]) <= 20)({(x["host"], x["name"]): x["delta"] for x in d["counters"] if x["ok"]}) else 1/0'
 
