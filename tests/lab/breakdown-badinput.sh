@@ -6,6 +6,8 @@
 # invalid thresholds, a negative cable length, an unusable baseline (exit 2);
 # a responder whose first prober was killed mid-run serves the next one
 # from a clean slate (its own backend, records and counter snapshots);
+# a responder that cannot drain its rings has its drops counted and the
+# split marked incomplete in JSON and --prom;
 # output files appear whole or not at all (no temp files left behind).
 # lab-kernels: 6.1
 . "$(dirname "$0")/../lib.sh"
@@ -70,6 +72,35 @@ check "that session's responder is measured, with records of its own" \
 diag "$(bd_get "$W/again.json" '"counters: " + ", ".join("%s %s %+d" % (x["host"], x["name"], x["delta"]) for x in d["counters"] if x["ok"] and x["name"] in ("hw:sent_pkts", "hw:rcvd_pkts"))')"
 check "its responder counted the packets of this session only (sent = prober's received, +-20)" \
 	bd_get "$W/again.json" '0 if (lambda c: abs(c[("responder", "hw:sent_pkts")] - c[("prober", "hw:rcvd_pkts")]) <= 20)({(x["host"], x["name"]): x["delta"] for x in d["counters"] if x["ok"]}) else 1/0'
+
+# Losses are never silent: the responder, stopped for 0.3 s (SIGSTOP) while
+# a ping flood keeps its NIC busy, cannot drain its 4 KiB rings: its drops
+# are counted and the split is marked incomplete (JSON verdict.complete
+# false with the losses named, --prom latsplit_breakdown_complete 0 and
+# the responder's dropped_records equal to its JSON drops).
+rm -f "$W/lossy.resp" "$W/lossy.json" "$W/lossy.prom"
+lab_bg 1 "$B breakdown -p $BD_PORT -u 20 -b $BD_BACKEND --ring-kib 4 --listen-timeout 120 > $W/lossy.resp 2>&1 & echo \$! > $W/resp.pid; wait" >/dev/null
+for _ in $(seq 100); do grep -q listening "$W/lossy.resp" 2>/dev/null && break; sleep 0.2; done
+lab_bg 0 "$B breakdown -p $BD_PORT -u 20 -b $BD_BACKEND -D 6s --json --prom $W/lossy.prom 192.0.2.2 > $W/lossy.json 2> $W/lossy.err; echo \$? > $W/lossy.rc" >/dev/null
+sleep 2
+lab_bg 0 "ping -f -q -w 1 192.0.2.2 >/dev/null 2>&1" >/dev/null
+lab_exec 1 "sleep 0.2; kill -STOP $(cat "$W/resp.pid"); sleep 0.3; kill -CONT $(cat "$W/resp.pid")"
+for _ in $(seq 300); do [ -s "$W/lossy.rc" ] && break; sleep 0.2; done
+bd_stop_responder
+if [ "$(cat "$W/lossy.rc" 2>/dev/null)" = 0 ]; then ok "a run whose responder was stopped under a ping flood completes"
+else not_ok "a run whose responder was stopped under a ping flood completes" "$(cat "$W/lossy.err" "$W/lossy.resp")"; fi
+drops=$(bd_get "$W/lossy.json" 'd["hosts"][1]["drops"]' 2>/dev/null)
+diag "responder drops: $drops; losses: $(bd_get "$W/lossy.json" 'd["verdict"]["losses"]' 2>/dev/null)"
+check "the responder counted its drops" bd_get "$W/lossy.json" '0 if d["hosts"][1]["drops"] > 0 else 1/0'
+check "the split is marked incomplete, the responder's drops named" bd_get "$W/lossy.json" \
+	'0 if not d["verdict"]["complete"] and "responder: %d kernel records dropped" % d["hosts"][1]["drops"] in d["verdict"]["losses"] else 1/0'
+check "--prom: complete 0, the responder's dropped_records = its drops ($drops)" bash -c \
+	"grep -qE '^latsplit_breakdown_complete\{peer=\"[^\"]*\"\} 0$' $W/lossy.prom &&
+	 grep -qE '^latsplit_breakdown_dropped_records\{peer=\"[^\"]*\",host=\"responder\"\} $drops$' $W/lossy.prom"
+if command -v promtool >/dev/null; then
+	check "promtool accepts it" bash -c "promtool check metrics < $W/lossy.prom"
+fi
+check "a healthy run of this test (nobackend) is complete" bd_get "$W/nobackend.json" '0 if d["verdict"]["complete"] and d["verdict"]["losses"] is None else 1/0'
 
 # usage errors: exit 2, nothing written
 for args in "--normal-us 3-1.5" "--abnormal-us 0" "--hurts-us 2" "--share 1.5" \
