@@ -623,10 +623,6 @@ int cmd_record(int argc, char **argv)
 		fprintf(af.fp, "# start_ns end_ns cpu stage stage_name id aux flags\n");
 	}
 	install_signals();
-	if (o.ab_ns && !ops->pause) {
-		ls_errf(&err, "record: --ab: the %s backend cannot pause", ops->name);
-		goto fail;
-	}
 	if (o.pid_command) {
 		child = spawn(o.cmd, &hold, &err);
 		if (child < 0)
