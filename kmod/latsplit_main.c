@@ -496,22 +496,19 @@ static void ls_quiesce(void)
 	struct ls_ctl_req *req = kzalloc(sizeof(*req), GFP_KERNEL);
 
 	ls_rings_orphan = false;
-	if (!req) {
-		pr_warn(LS_NAME ": no memory to free the rings: tracing disabled, rings kept\n");
-		ls_disable_now();
-		return;
+	if (req) {
+		req->cfg = *ls_cur;
+		req->enable = 0;
+		if (ls_records_busy()) {
+			ls_rings_orphan = req->cfg.ring_kib != 0;
+		} else {
+			req->ring_changed = req->cfg.ring_kib != 0;
+			req->hist_changed = req->cfg.no_hist;
+			req->cfg.ring_kib = 0;
+			req->cfg.no_hist = false;
+		}
 	}
-	req->cfg = *ls_cur;
-	req->enable = 0;
-	if (ls_records_busy()) {
-		ls_rings_orphan = req->cfg.ring_kib != 0;
-	} else {
-		req->ring_changed = req->cfg.ring_kib != 0;
-		req->hist_changed = req->cfg.no_hist;
-		req->cfg.ring_kib = 0;
-		req->cfg.no_hist = false;
-	}
-	if (ls_commit(req)) {
+	if (!req || ls_commit(req)) {
 		pr_warn(LS_NAME ": no memory to free the rings: tracing disabled, rings kept\n");
 		ls_disable_now();
 	}

@@ -137,7 +137,7 @@ int ls_ring_add_cpu(unsigned int cpu, u32 kib)
 	pc->ring_mask = r->mask;
 	pc->ring_wake = r->wake;
 	WRITE_ONCE(pc->ring_tail, pc->ring_head);
-	/* Pairs with the reader's pc->ring load under ls_read_mutex. */
+	/* WRITE_ONCE: ls_rings_ready() reads it without ls_read_mutex */
 	WRITE_ONCE(pc->ring, r);
 	mutex_unlock(&ls_read_mutex);
 	return 0;

@@ -116,7 +116,7 @@ struct bd_ctx {
 	bool have_drain0;
 	char ibdev[64];
 	const struct ls_probe_result *res;
-	unsigned int sessions;		/* responder: prober sessions begun */
+	bool had_session;		/* responder: a prober session was begun */
 };
 
 struct ls_json;

@@ -150,21 +150,24 @@ void ls_bd_host_free(struct ls_bd_host *h)
 	ls_ctr_diff_free(&h->ctr);
 }
 
+/* The largest count a peer's double carries exactly (2^53). */
+#define LS_BD_COUNT_MAX		9007199254740992.0
+
 /* True when d is a whole number in [lo, hi] (NaN and infinities are not). */
 static bool whole_in(double d, double lo, double hi)
 {
 	return d >= lo && d <= hi && d == floor(d);
 }
 
-/* A count member: absent leaves *out; present must be a whole number >= 0. */
-static int peer_count(const struct ls_jv *o, const char *key, uint64_t *out,
+/* A count member: absent leaves *out; present must be a whole number in [0, max]. */
+static int peer_count(const struct ls_jv *o, const char *key, double max, uint64_t *out,
 		      struct ls_err *err)
 {
 	double d;
 
 	if (!ls_jv_num(o, key, &d))
 		return 0;
-	if (!whole_in(d, 0, 9007199254740992.0))
+	if (!whole_in(d, 0, max))
 		return ls_errf(err, "responder header: %s %g is not a count", key, d);
 	*out = (uint64_t)d;
 	return 0;
@@ -209,8 +212,8 @@ static int peer_counters(const struct ls_jv *root, struct ls_bd_host *h,
 		ls_str_printable(c->name);
 		ls_jv_bool(o, "ok", &c->ok);
 		ls_jv_bool(o, "gauge", &c->gauge);
-		if (peer_count(o, "before", &c->before, err) ||
-		    peer_count(o, "after", &c->after, err))
+		if (peer_count(o, "before", LS_BD_COUNT_MAX, &c->before, err) ||
+		    peer_count(o, "after", LS_BD_COUNT_MAX, &c->after, err))
 			return ls_err_wrap(err, "counter %s", c->name);
 		ls_jv_str(o, "error", c->error, sizeof(c->error));
 		ls_str_printable(c->error);
@@ -234,6 +237,7 @@ int ls_bd_peer_parse(const char *text, size_t len, struct ls_bd_host *h,
 	const struct ls_jv *root;
 	struct ls_jdoc doc;
 	char kind[64], cpus[256];
+	uint64_t unwatched = 0;
 	double d, proto;
 	int ret = -1;
 
@@ -274,17 +278,13 @@ int ls_bd_peer_parse(const char *text, size_t len, struct ls_bd_host *h,
 		ls_err_wrap(err, "responder header: cpus");
 		goto out;
 	}
-	if (peer_irqs(root, h, err) || peer_count(root, "records", &h->records, err) ||
-	    peer_count(root, "drops", &h->drops, err))
+	if (peer_irqs(root, h, err) ||
+	    peer_count(root, "records", LS_BD_COUNT_MAX, &h->records, err) ||
+	    peer_count(root, "drops", LS_BD_COUNT_MAX, &h->drops, err) ||
+	    peer_count(root, "irqs_unwatched", UINT32_MAX, &unwatched, err))
 		goto out;
 	ls_jv_bool(root, "truncated", &h->truncated);
-	if (ls_jv_num(root, "irqs_unwatched", &d)) {
-		if (!whole_in(d, 0, UINT32_MAX)) {
-			ls_errf(err, "responder header: irqs_unwatched %g is not a count", d);
-			goto out;
-		}
-		h->irqs_unwatched = (unsigned int)d;
-	}
+	h->irqs_unwatched = (unsigned int)unwatched;
 	ls_jv_str(root, "ibdev", h->ibdev, sizeof(h->ibdev));
 	ls_jv_str(root, "netdev", h->netdev, sizeof(h->netdev));
 	ls_jv_str(root, "rate", h->rate, sizeof(h->rate));

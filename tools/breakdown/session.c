@@ -387,16 +387,15 @@ int bd_on_session_start(void *arg, struct ls_err *err)
 {
 	struct bd_ctx *x = arg;
 	const struct ls_probe_result *res = x->res;
-	unsigned int sessions = x->sessions;
 
-	if (!sessions) {
-		x->sessions = 1;
+	if (!x->had_session) {
+		x->had_session = true;
 		return 0;
 	}
 	bd_stop(x);
 	bd_ctx_reset(x);
 	x->res = res;
-	x->sessions = sessions + 1;
+	x->had_session = true;
 	if (bd_start(x, err))
 		return ls_err_wrap(err, "breakdown responder: a new session's backend");
 	if (!x->local.measured)
