@@ -440,8 +440,14 @@ static __always_inline int on_napi_poll(const bool btf,
 	__u64 now;
 
 	st = this_cpu_state();
-	if (!st || (!st->napi_mark && !st->comp_pending))
+	if (!st)
 		return 0;
+	if (!st->napi_mark) {
+		/* Busy polling or threaded NAPI: no start to derive. */
+		count(LS_EBPF_CNT_NAPI_UNTIMED);
+		if (!st->comp_pending)
+			return 0;
+	}
 	now = bpf_ktime_get_ns();
 	if (st->napi_mark && st->softirq_cur == LS_SOFTIRQ_NET_RX + 1) {
 		nested = st->softirq_nested - st->napi_nested;
@@ -450,9 +456,6 @@ static __always_inline int on_napi_poll(const bool btf,
 			st->run_flags | (nested ? LS_REC_F_NESTED : 0), cpu);
 		st->napi_mark = now;
 		st->napi_nested = st->softirq_nested;
-	} else if (!st->napi_mark) {
-		/* Busy polling or threaded NAPI: no start to derive. */
-		count(LS_EBPF_CNT_NAPI_UNTIMED);
 	}
 	/* Any poll ends the COMPLETION of every interrupt pending here. */
 	pend = st->comp_pending;

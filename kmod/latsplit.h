@@ -65,6 +65,8 @@ struct ls_pcpu {
 	u32 ring_wake;			/* ring->wake */
 	u64 written;			/* records written into ring */
 	u64 drops;			/* records lost: ring full */
+	u64 comp_stale;			/* COMPLETIONs too old to keep */
+	u64 napi_untimed;		/* polls with no start (not NET_RX) */
 	u64 ring_head;			/* next slot the producer writes */
 	/* next slot the reader reads: its own line, the reader writes it */
 	u64 ring_tail ____cacheline_aligned;

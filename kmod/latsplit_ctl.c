@@ -129,6 +129,8 @@ static void ls_hist_fill_header(struct ls_hist_header *h)
 
 		h->records += READ_ONCE(pc->written);
 		h->drops += READ_ONCE(pc->drops);
+		h->comp_stale += READ_ONCE(pc->comp_stale);
+		h->napi_untimed += READ_ONCE(pc->napi_untimed);
 	}
 	h->snapshot_ns = ktime_get_ns();
 }
@@ -240,8 +242,9 @@ static int ls_stats_show(struct seq_file *m, void *v)
 	long id;
 
 	ls_hist_fill_header(&h);
-	seq_printf(m, "# enabled %d records %llu drops %llu\n",
-		   !!(h.flags & LS_HDR_F_ENABLED), h.records, h.drops);
+	seq_printf(m, "# enabled %d records %llu drops %llu comp_stale %llu napi_untimed %llu\n",
+		   !!(h.flags & LS_HDR_F_ENABLED), h.records, h.drops, h.comp_stale,
+		   h.napi_untimed);
 	seq_puts(m, "# cpu stage slot id count sum_ns max_ns mean_ns\n");
 	for_each_possible_cpu(cpu) {
 		const struct ls_hist *hist = per_cpu_ptr(ls_pcpu, cpu)->hist;

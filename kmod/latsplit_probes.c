@@ -389,8 +389,12 @@ static __always_inline void __ls_tp_napi_poll(void *data, struct napi_struct *na
 		return;
 	local_irq_save(fl);
 	pc = this_cpu_ptr(ls_pcpu);
-	if (!pc->napi_mark && !pc->comp_pending)
-		goto out;
+	if (!pc->napi_mark) {
+		/* Busy polling or threaded NAPI: no start to derive. */
+		pc->napi_untimed++;
+		if (!pc->comp_pending)
+			goto out;
+	}
 	now = ktime_get_ns();
 	if (pc->napi_mark && pc->run_vec == LS_SOFTIRQ_NET_RX + 1) {
 		nested = pc->run_nested - pc->napi_nested;
@@ -407,6 +411,8 @@ static __always_inline void __ls_tp_napi_poll(void *data, struct napi_struct *na
 		if (i < cfg->nr_irqs && now - start <= ls_completion_max_ns)
 			ls_emit(cfg, pc, LS_SLOT_COMPLETION + i, LS_STAGE_COMPLETION,
 				start, now, cfg->irqs[i], w, pc->run_flags);
+		else if (i < cfg->nr_irqs)
+			pc->comp_stale++;
 		pc->comp_start[i] = 0;
 	}
 	pc->comp_pending = 0;

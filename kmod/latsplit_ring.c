@@ -197,6 +197,8 @@ void ls_rings_reset(void)
 		WRITE_ONCE(pc->ring_tail, 0);
 		pc->written = 0;
 		pc->drops = 0;
+		pc->comp_stale = 0;
+		pc->napi_untimed = 0;
 	}
 	mutex_unlock(&ls_read_mutex);
 }

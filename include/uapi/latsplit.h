@@ -18,7 +18,7 @@
 #endif
 
 /* Bumped on any incompatible change of a structure or of a control verb. */
-#define LATSPLIT_ABI_VERSION	1
+#define LATSPLIT_ABI_VERSION	2
 
 /*
  * Stages: what "processing" is made of. The numbering is ABI.
@@ -273,6 +273,8 @@ struct ls_hist_header {
 	__u64 records;		/* records written to the ring since reset */
 	__u64 drops;		/* records lost because a ring was full */
 	__u64 snapshot_ns;	/* CLOCK_MONOTONIC when the header was made */
+	__u64 comp_stale;	/* COMPLETIONs dropped: older than completion_max_us */
+	__u64 napi_untimed;	/* napi_poll calls outside NET_RX softirq, not timed */
 };
 
 /*

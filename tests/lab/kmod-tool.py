@@ -34,7 +34,7 @@ from passfail import result, status
 
 D = "/sys/kernel/debug/latsplit"
 MAGIC = 0x3148534C
-HDR_FMT = "<8I32I3Q"
+HDR_FMT = "<8I32I5Q"
 HDR_SIZE = struct.calcsize(HDR_FMT)
 NR_BUCKETS = (36 - 4 + 1) * 16
 HIST_FMT = "<%dQ" % (3 + NR_BUCKETS)
@@ -73,7 +73,8 @@ def read_hist(path):
     v = struct.unpack_from(HDR_FMT, data, 0)
     h = dict(magic=v[0], abi=v[1], hdr_size=v[2], hist_size=v[3], nr_cpus=v[4],
              nr_slots=v[5], nr_irqs=v[6], flags=v[7], irqs=list(v[8:8 + v[6]]),
-             records=v[40], drops=v[41], snapshot_ns=v[42])
+             records=v[40], drops=v[41], snapshot_ns=v[42],
+             comp_stale=v[43], napi_untimed=v[44])
     want = h["hdr_size"] + h["nr_cpus"] * h["nr_slots"] * h["hist_size"]
     h["size_ok"] = (len(data) == want and h["magic"] == MAGIC and
                     h["hist_size"] == HIST_SIZE and h["nr_slots"] == NR_SLOTS)

@@ -348,6 +348,20 @@ TEST(losses_make_a_split_incomplete)
 	EXPECT_NE(NULL, strstr(buf, "responder: records cut"));
 	EXPECT_TRUE(ls_bd_host_lossy(&rs));
 	EXPECT_FALSE(ls_bd_host_lossy(&pr));
+	/* untimed stages are losses too: that kernel time is in no part */
+	rs.truncated = false;
+	rs.napi_untimed = 40;
+	EXPECT_TRUE(ls_bd_losses(hosts, buf, sizeof(buf)));
+	EXPECT_STREQ("responder: 40 NAPI polls outside NET_RX softirq (busy polling or threaded NAPI), not timed",
+		     buf);
+	rs.napi_untimed = 0;
+	EXPECT_FALSE(ls_bd_losses(hosts, buf, sizeof(buf)));
+	/* a stale completion may be an interrupt that needed no poll: shown, not a loss */
+	pr.comp_stale = 2;
+	EXPECT_FALSE(ls_bd_host_lossy(&pr));
+	EXPECT_FALSE(ls_bd_losses(hosts, buf, sizeof(buf)));
+	pr.comp_stale = 0;
+	rs.truncated = true;
 	/* an unmeasured host lost nothing: it recorded nothing */
 	rs.measured = false;
 	EXPECT_FALSE(ls_bd_losses(hosts, buf, sizeof(buf)));

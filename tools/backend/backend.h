@@ -40,6 +40,8 @@ struct ls_snapshot {
 	unsigned int nr_irqs;
 	uint64_t records;	/* records produced since open/reset */
 	uint64_t drops;		/* records lost because the ring was full */
+	uint64_t comp_stale;	/* COMPLETIONs dropped: pending longer than the limit */
+	uint64_t napi_untimed;	/* NAPI polls outside NET_RX softirq: not timed */
 	bool no_hist;		/* histograms were not kept (cfg.no_hist honoured) */
 };
 

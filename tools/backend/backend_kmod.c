@@ -293,6 +293,8 @@ static int kmod_snapshot(struct ls_backend *b, struct ls_snapshot *snap,
 	/* as handed on: a record written for two stages counts twice */
 	snap->records = hdr.records + b->twins;
 	snap->drops = hdr.drops;
+	snap->comp_stale = hdr.comp_stale;
+	snap->napi_untimed = hdr.napi_untimed;
 	snap->no_hist = !!(hdr.flags & LS_HDR_F_NO_HIST);
 	ret = 0;
 out:

@@ -629,10 +629,16 @@ bool ls_bd_unreliable(const struct ls_bd_an *a)
 	return a->sp.clamped * 100 > a->n;
 }
 
-/* True when a measured host lost anything (records dropped or cut, NIC IRQs unwatched). */
+/*
+ * True when a measured host lost anything: records dropped or cut, NIC
+ * IRQs unwatched, NAPI polls untimed. Stale completions are not counted
+ * here: an interrupt that needed no poll (a transmit completion after the
+ * last packet) ends the same way, and the count cannot tell them apart.
+ */
 bool ls_bd_host_lossy(const struct ls_bd_host *h)
 {
-	return h && h->measured && (h->drops || h->truncated || h->irqs_unwatched);
+	return h && h->measured && (h->drops || h->truncated || h->irqs_unwatched ||
+				    h->napi_untimed);
 }
 
 /* Append one loss phrase to buf at *off. */
@@ -679,6 +685,9 @@ bool ls_bd_losses(const struct ls_bd_host *const hosts[2], char *buf, size_t len
 		if (h->irqs_unwatched)
 			loss_add(buf, len, &off, "%s: %u NIC IRQs not watched (over %d)", role[i],
 				 h->irqs_unwatched, LS_MAX_IRQS);
+		if (h->napi_untimed)
+			loss_add(buf, len, &off, "%s: %llu NAPI polls outside NET_RX softirq (busy polling or threaded NAPI), not timed",
+				 role[i], (unsigned long long)h->napi_untimed);
 	}
 	return off > 0;
 }

@@ -127,7 +127,7 @@ const struct ls_attr_cell *ls_bd_cell(const struct ls_attr *at, int h, unsigned 
 				      unsigned int st);
 /* More than 1 % of the samples had more kernel time on their path than latency. */
 bool ls_bd_unreliable(const struct ls_bd_an *a);
-/* True when a measured host lost anything (records dropped or cut, NIC IRQs unwatched). */
+/* True when a measured host lost anything (records dropped or cut, IRQs unwatched, NAPI untimed). */
 bool ls_bd_host_lossy(const struct ls_bd_host *h);
 /*
  * What the run's hosts (hosts[0] the prober, hosts[1] the responder, either

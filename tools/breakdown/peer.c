@@ -80,6 +80,8 @@ void ls_bd_peer_write(FILE *fp, const struct ls_bd_host *h, unsigned int proto)
 	bd_cpus_json(&j, h);
 	ls_json_u64(&j, "records", h->records);
 	ls_json_u64(&j, "drops", h->drops);
+	ls_json_u64(&j, "completions_stale", h->comp_stale);
+	ls_json_u64(&j, "napi_untimed", h->napi_untimed);
 	ls_json_bool(&j, "truncated", h->truncated);
 	ls_json_u64(&j, "irqs_unwatched", h->irqs_unwatched);
 	ls_json_u64(&j, "shipped", h->nrec);
@@ -281,6 +283,8 @@ int ls_bd_peer_parse(const char *text, size_t len, struct ls_bd_host *h,
 	if (peer_irqs(root, h, err) ||
 	    peer_count(root, "records", LS_BD_COUNT_MAX, &h->records, err) ||
 	    peer_count(root, "drops", LS_BD_COUNT_MAX, &h->drops, err) ||
+	    peer_count(root, "completions_stale", LS_BD_COUNT_MAX, &h->comp_stale, err) ||
+	    peer_count(root, "napi_untimed", LS_BD_COUNT_MAX, &h->napi_untimed, err) ||
 	    peer_count(root, "irqs_unwatched", UINT32_MAX, &unwatched, err))
 		goto out;
 	ls_jv_bool(root, "truncated", &h->truncated);

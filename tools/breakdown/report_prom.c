@@ -44,6 +44,8 @@ int bd_prom_keep(struct bd_prom_pair *pp, const struct ls_bd_an *a,
 		pp->loss[h].drops = ho->drops;
 		pp->loss[h].truncated = ho->truncated;
 		pp->loss[h].unwatched = ho->irqs_unwatched;
+		pp->loss[h].stale = ho->comp_stale;
+		pp->loss[h].untimed = ho->napi_untimed;
 		if (ls_bd_host_lossy(ho))
 			pp->complete = false;
 		if (!ho->obs.ok)
@@ -73,7 +75,10 @@ int bd_prom_keep(struct bd_prom_pair *pp, const struct ls_bd_an *a,
 }
 
 /* What a per-host family of --prom shows: the observer's cost, or a loss. */
-enum host_fig { OBS_PER_SAMPLE, OBS_SHARE, OBS_DRAIN, LOSS_DROPS, LOSS_TRUNC, LOSS_IRQS };
+enum host_fig {
+	OBS_PER_SAMPLE, OBS_SHARE, OBS_DRAIN, LOSS_DROPS, LOSS_TRUNC, LOSS_IRQS, LOSS_STALE,
+	LOSS_UNTIMED
+};
 
 /* Host h's figure fig of pair pp into *v; false when it has none. */
 static bool host_fig(const struct bd_prom_pair *pp, int h, enum host_fig fig, double *v)
@@ -93,6 +98,12 @@ static bool host_fig(const struct bd_prom_pair *pp, int h, enum host_fig fig, do
 		return pp->loss[h].measured;
 	case LOSS_TRUNC:
 		*v = pp->loss[h].truncated;
+		return pp->loss[h].measured;
+	case LOSS_STALE:
+		*v = (double)pp->loss[h].stale;
+		return pp->loss[h].measured;
+	case LOSS_UNTIMED:
+		*v = (double)pp->loss[h].untimed;
 		return pp->loss[h].measured;
 	default:
 		*v = pp->loss[h].unwatched;
@@ -273,6 +284,11 @@ static const struct {
 	  "1 when the host kept fewer records than the backend produced.", LOSS_TRUNC },
 	{ "latsplit_breakdown_unwatched_irqs",
 	  "NIC IRQs beyond the backends' limit, not watched.", LOSS_IRQS },
+	{ "latsplit_breakdown_stale_completions",
+	  "DMA completions pending longer than the backend's limit, dropped untimed.", LOSS_STALE },
+	{ "latsplit_breakdown_untimed_napi_polls",
+	  "NAPI polls outside NET_RX softirq (busy polling, threaded NAPI), not timed.",
+	  LOSS_UNTIMED },
 };
 
 /*

@@ -39,9 +39,13 @@ static void print_host(const char *role, const struct ls_bd_host *h)
 		printf("%s%u", i ? "," : " ", h->irqs[i]);
 	if (h->irqs_unwatched)
 		printf(" and %u not watched", h->irqs_unwatched);
-	printf("), %llu records (%zu used), %llu dropped%s\n", (unsigned long long)h->records,
+	printf("), %llu records (%zu used), %llu dropped%s", (unsigned long long)h->records,
 	       h->nrec, (unsigned long long)h->drops,
 	       h->truncated ? ", TRUNCATED: raise --ring-kib or shorten the run" : "");
+	if (h->comp_stale || h->napi_untimed)
+		printf(", untimed: %llu stale completions, %llu NAPI polls outside NET_RX",
+		       (unsigned long long)h->comp_stale, (unsigned long long)h->napi_untimed);
+	putchar('\n');
 }
 
 /*

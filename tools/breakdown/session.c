@@ -302,6 +302,8 @@ void bd_stop(struct bd_ctx *x)
 	if (x->ops->snapshot(x->b, &snap, &e) == 0) {
 		h->records = snap.records;
 		h->drops = snap.drops;
+		h->comp_stale = snap.comp_stale;
+		h->napi_untimed = snap.napi_untimed;
 		ls_snapshot_free(&snap);
 	} else {
 		ls_warn("breakdown: %s", e.msg);

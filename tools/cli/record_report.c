@@ -202,6 +202,11 @@ void record_print_text(const struct record_opts *o, const struct ls_snapshot *sn
 		printf("# records: %llu, dropped (ring full): %llu\n",
 		       (unsigned long long)snap->records,
 		       (unsigned long long)snap->drops);
+	if (snap->comp_stale || snap->napi_untimed)
+		printf("# untimed: %llu COMPLETION%s pending longer than the limit, %llu NAPI poll%s outside NET_RX softirq (busy polling or threaded NAPI)\n",
+		       (unsigned long long)snap->comp_stale, snap->comp_stale == 1 ? "" : "s",
+		       (unsigned long long)snap->napi_untimed,
+		       snap->napi_untimed == 1 ? "" : "s");
 	if (snap->no_hist)
 		printf("\n# histograms: off (--no-hist); the records hold the stages\n");
 	for (unsigned int s = 0; s < LS_NR_SLOTS && !snap->no_hist; s++) {
@@ -289,6 +294,8 @@ void record_print_json(const struct record_opts *o, const struct ls_snapshot *sn
 	ls_json_u64(&j, "nr_cpus", snap->nr_cpus);
 	ls_json_u64(&j, "records", snap->records);
 	ls_json_u64(&j, "drops", snap->drops);
+	ls_json_u64(&j, "completions_stale", snap->comp_stale);
+	ls_json_u64(&j, "napi_untimed", snap->napi_untimed);
 	ls_json_bool(&j, "histograms", !snap->no_hist);
 	if (o->cmd) {
 		ls_json_obj_open(&j, "command");
