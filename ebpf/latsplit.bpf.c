@@ -210,8 +210,10 @@ static __always_inline void account(__u32 slot, __u32 stage, __u32 id,
 	struct ls_hist *h;
 	__u64 b;
 
-	if ((__s64)d < 0)
+	if ((__s64)d < 0) {
+		count(LS_EBPF_CNT_UNORDERED);
 		return;
+	}
 	h = hist_on ? bpf_map_lookup_elem(&hists, &key) : NULL;
 	if (h) {
 		__sync_fetch_and_add(&h->count, 1);

@@ -45,7 +45,8 @@ enum ls_ebpf_counter {
 	LS_EBPF_CNT_DROPS	= 1,	/* records lost: ring full */
 	LS_EBPF_CNT_NAPI_UNTIMED = 2,	/* napi_poll outside NET_RX softirq */
 	LS_EBPF_CNT_COMP_STALE	= 3,	/* COMPLETION older than the limit */
-	LS_EBPF_NR_COUNTERS	= 4,
+	LS_EBPF_CNT_UNORDERED	= 4,	/* interval ending before its start: dropped */
+	LS_EBPF_NR_COUNTERS	= 5,
 };
 
 /* Per-CPU state of the programs. */

@@ -356,6 +356,11 @@ TEST(losses_make_a_split_incomplete)
 		     buf);
 	rs.napi_untimed = 0;
 	EXPECT_FALSE(ls_bd_losses(hosts, buf, sizeof(buf)));
+	pr.unordered = 5;
+	EXPECT_TRUE(ls_bd_losses(hosts, buf, sizeof(buf)));
+	EXPECT_STREQ("prober: 5 intervals dropped, ending before their start (clock skew between CPUs)",
+		     buf);
+	pr.unordered = 0;
 	/* a stale completion may be an interrupt that needed no poll: shown, not a loss */
 	pr.comp_stale = 2;
 	EXPECT_FALSE(ls_bd_host_lossy(&pr));

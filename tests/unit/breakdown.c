@@ -28,7 +28,8 @@ TEST(round_trip)
 {
 	struct ls_bd_host h = { .measured = true, .probe_cpu = 1, .nr_irqs = 2,
 				.irqs = { 29, 30 }, .records = 1234, .drops = 5,
-				.irqs_unwatched = 9, .comp_stale = 3, .napi_untimed = 11 };
+				.irqs_unwatched = 9, .comp_stale = 3, .napi_untimed = 11,
+				.unordered = 2 };
 	struct ls_ctr_delta c[2] = {
 		{ .name = "hw:rcvd_seq_err", .ok = true, .before = 3, .after = 10 },
 		{ .name = "hw:broken", .ok = false, .error = "not a count" },
@@ -55,6 +56,7 @@ TEST(round_trip)
 	EXPECT_EQ(9, g.irqs_unwatched);
 	EXPECT_EQ(3, g.comp_stale);
 	EXPECT_EQ(11, g.napi_untimed);
+	EXPECT_EQ(2, g.unordered);
 	ASSERT_EQ(2, g.ctr.n);
 	EXPECT_EQ(7, g.ctr.v[0].delta);
 	EXPECT_EQ(LS_CTR_OOS, g.ctr.v[0].cls);
@@ -179,7 +181,7 @@ TEST(hostile_peer_numbers_are_refused)
 		",\"probe_cpu\":256", ",\"irqs\":[29,-1]", ",\"irqs\":[4294967296]",
 		",\"records\":1e300", ",\"drops\":-1", ",\"records\":0.5",
 		",\"link_gbps\":-1", ",\"link_gbps\":1e309", ",\"irqs_unwatched\":-3",
-		",\"completions_stale\":-1", ",\"napi_untimed\":1e300",
+		",\"completions_stale\":-1", ",\"napi_untimed\":1e300", ",\"unordered\":0.5",
 		",\"counters\":[{\"name\":\"hw:x\",\"ok\":true,\"before\":-5,\"after\":3}]",
 		",\"counters\":[{\"name\":\"hw:x\",\"ok\":true,\"before\":1,\"after\":1e20}]",
 	};

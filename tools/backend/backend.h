@@ -42,6 +42,7 @@ struct ls_snapshot {
 	uint64_t drops;		/* records lost because the ring was full */
 	uint64_t comp_stale;	/* COMPLETIONs dropped: pending longer than the limit */
 	uint64_t napi_untimed;	/* NAPI polls outside NET_RX softirq: not timed */
+	uint64_t unordered;	/* intervals dropped: end before start (eBPF only) */
 	bool no_hist;		/* histograms were not kept (cfg.no_hist honoured) */
 };
 

@@ -606,6 +606,8 @@ static int ebpf_snapshot(struct ls_backend *b, struct ls_snapshot *snap,
 		ret = read_counter(b, LS_EBPF_CNT_COMP_STALE, &snap->comp_stale, err);
 	if (!ret)
 		ret = read_counter(b, LS_EBPF_CNT_NAPI_UNTIMED, &snap->napi_untimed, err);
+	if (!ret)
+		ret = read_counter(b, LS_EBPF_CNT_UNORDERED, &snap->unordered, err);
 out:
 	free(buf);
 	if (ret)

@@ -630,15 +630,15 @@ bool ls_bd_unreliable(const struct ls_bd_an *a)
 }
 
 /*
- * True when a measured host lost anything: records dropped or cut, NIC
- * IRQs unwatched, NAPI polls untimed. Stale completions are not counted
+ * True when a measured host lost anything: records dropped (ring full, or
+ * ending before their start) or cut, NIC IRQs unwatched, NAPI polls untimed. Stale completions are not counted
  * here: an interrupt that needed no poll (a transmit completion after the
  * last packet) ends the same way, and the count cannot tell them apart.
  */
 bool ls_bd_host_lossy(const struct ls_bd_host *h)
 {
 	return h && h->measured && (h->drops || h->truncated || h->irqs_unwatched ||
-				    h->napi_untimed);
+				    h->napi_untimed || h->unordered);
 }
 
 /* Append one loss phrase to buf at *off. */
@@ -688,6 +688,9 @@ bool ls_bd_losses(const struct ls_bd_host *const hosts[2], char *buf, size_t len
 		if (h->napi_untimed)
 			loss_add(buf, len, &off, "%s: %llu NAPI polls outside NET_RX softirq (busy polling or threaded NAPI), not timed",
 				 role[i], (unsigned long long)h->napi_untimed);
+		if (h->unordered)
+			loss_add(buf, len, &off, "%s: %llu intervals dropped, ending before their start (clock skew between CPUs)",
+				 role[i], (unsigned long long)h->unordered);
 	}
 	return off > 0;
 }

@@ -84,7 +84,7 @@ struct bd_prom_pair {
 		uint64_t drops;
 		bool truncated;
 		unsigned int unwatched;
-		uint64_t stale, untimed;
+		uint64_t stale, untimed, unordered;
 	} loss[2];			/* what each host's backend lost */
 };
 

@@ -59,6 +59,7 @@ struct ls_bd_host {
 	uint64_t drops;			/* lost in the ring */
 	uint64_t comp_stale;		/* COMPLETIONs dropped: pending over the limit */
 	uint64_t napi_untimed;		/* NAPI polls outside NET_RX: not timed */
+	uint64_t unordered;		/* intervals dropped: end before start */
 	bool truncated;			/* more records than could be kept/shipped */
 	unsigned int irqs_unwatched;	/* NIC IRQs past LS_MAX_IRQS, not watched */
 	char ibdev[64], netdev[32], rate[64];

@@ -82,6 +82,7 @@ void ls_bd_peer_write(FILE *fp, const struct ls_bd_host *h, unsigned int proto)
 	ls_json_u64(&j, "drops", h->drops);
 	ls_json_u64(&j, "completions_stale", h->comp_stale);
 	ls_json_u64(&j, "napi_untimed", h->napi_untimed);
+	ls_json_u64(&j, "unordered", h->unordered);
 	ls_json_bool(&j, "truncated", h->truncated);
 	ls_json_u64(&j, "irqs_unwatched", h->irqs_unwatched);
 	ls_json_u64(&j, "shipped", h->nrec);
@@ -285,6 +286,7 @@ int ls_bd_peer_parse(const char *text, size_t len, struct ls_bd_host *h,
 	    peer_count(root, "drops", LS_BD_COUNT_MAX, &h->drops, err) ||
 	    peer_count(root, "completions_stale", LS_BD_COUNT_MAX, &h->comp_stale, err) ||
 	    peer_count(root, "napi_untimed", LS_BD_COUNT_MAX, &h->napi_untimed, err) ||
+	    peer_count(root, "unordered", LS_BD_COUNT_MAX, &h->unordered, err) ||
 	    peer_count(root, "irqs_unwatched", UINT32_MAX, &unwatched, err))
 		goto out;
 	ls_jv_bool(root, "truncated", &h->truncated);

@@ -58,6 +58,7 @@ static void json_host(struct ls_json *j, const char *role, const struct ls_bd_ho
 	ls_json_u64(j, "drops", h->drops);
 	ls_json_u64(j, "completions_stale", h->comp_stale);
 	ls_json_u64(j, "napi_untimed", h->napi_untimed);
+	ls_json_u64(j, "unordered", h->unordered);
 	ls_json_bool(j, "truncated", h->truncated);
 	ls_json_u64(j, "irqs_unwatched", h->irqs_unwatched);
 	if (h->measured)

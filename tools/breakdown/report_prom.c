@@ -46,6 +46,7 @@ int bd_prom_keep(struct bd_prom_pair *pp, const struct ls_bd_an *a,
 		pp->loss[h].unwatched = ho->irqs_unwatched;
 		pp->loss[h].stale = ho->comp_stale;
 		pp->loss[h].untimed = ho->napi_untimed;
+		pp->loss[h].unordered = ho->unordered;
 		if (ls_bd_host_lossy(ho))
 			pp->complete = false;
 		if (!ho->obs.ok)
@@ -77,7 +78,7 @@ int bd_prom_keep(struct bd_prom_pair *pp, const struct ls_bd_an *a,
 /* What a per-host family of --prom shows: the observer's cost, or a loss. */
 enum host_fig {
 	OBS_PER_SAMPLE, OBS_SHARE, OBS_DRAIN, LOSS_DROPS, LOSS_TRUNC, LOSS_IRQS, LOSS_STALE,
-	LOSS_UNTIMED
+	LOSS_UNTIMED, LOSS_UNORDERED
 };
 
 /* Host h's figure fig of pair pp into *v; false when it has none. */
@@ -104,6 +105,9 @@ static bool host_fig(const struct bd_prom_pair *pp, int h, enum host_fig fig, do
 		return pp->loss[h].measured;
 	case LOSS_UNTIMED:
 		*v = (double)pp->loss[h].untimed;
+		return pp->loss[h].measured;
+	case LOSS_UNORDERED:
+		*v = (double)pp->loss[h].unordered;
 		return pp->loss[h].measured;
 	default:
 		*v = pp->loss[h].unwatched;
@@ -289,6 +293,9 @@ static const struct {
 	{ "latsplit_breakdown_untimed_napi_polls",
 	  "NAPI polls outside NET_RX softirq (busy polling, threaded NAPI), not timed.",
 	  LOSS_UNTIMED },
+	{ "latsplit_breakdown_unordered_intervals",
+	  "Kernel intervals dropped because they ended before their start (clock skew).",
+	  LOSS_UNORDERED },
 };
 
 /*

@@ -304,6 +304,7 @@ void bd_stop(struct bd_ctx *x)
 		h->drops = snap.drops;
 		h->comp_stale = snap.comp_stale;
 		h->napi_untimed = snap.napi_untimed;
+		h->unordered = snap.unordered;
 		ls_snapshot_free(&snap);
 	} else {
 		ls_warn("breakdown: %s", e.msg);

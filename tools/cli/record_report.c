@@ -207,6 +207,10 @@ void record_print_text(const struct record_opts *o, const struct ls_snapshot *sn
 		       (unsigned long long)snap->comp_stale, snap->comp_stale == 1 ? "" : "s",
 		       (unsigned long long)snap->napi_untimed,
 		       snap->napi_untimed == 1 ? "" : "s");
+	if (snap->unordered)
+		printf("# dropped: %llu interval%s ending before %s start (clock skew between CPUs)\n",
+		       (unsigned long long)snap->unordered, snap->unordered == 1 ? "" : "s",
+		       snap->unordered == 1 ? "its" : "their");
 	if (snap->no_hist)
 		printf("\n# histograms: off (--no-hist); the records hold the stages\n");
 	for (unsigned int s = 0; s < LS_NR_SLOTS && !snap->no_hist; s++) {
@@ -296,6 +300,7 @@ void record_print_json(const struct record_opts *o, const struct ls_snapshot *sn
 	ls_json_u64(&j, "drops", snap->drops);
 	ls_json_u64(&j, "completions_stale", snap->comp_stale);
 	ls_json_u64(&j, "napi_untimed", snap->napi_untimed);
+	ls_json_u64(&j, "unordered", snap->unordered);
 	ls_json_bool(&j, "histograms", !snap->no_hist);
 	if (o->cmd) {
 		ls_json_obj_open(&j, "command");
