@@ -65,17 +65,16 @@ static int apply_number(const struct ls_opt *opt, void *dst, const char *arg,
 	switch (opt->kind) {
 	case LS_ARG_U64:
 		rc = ls_parse_u64(arg, opt->min, opt->max, &u, err, what);
-		store_uint(dst, opt->size, u);
+		if (!rc)
+			store_uint(dst, opt->size, u);
 		return rc;
 	case LS_ARG_DOUBLE:
 		return ls_parse_double(arg, opt->dmin, opt->dmax, dst, err, what);
 	case LS_ARG_US:
-		rc = ls_parse_double(arg, opt->dmin, opt->dmax, &d, err, what);
-		*(double *)dst = d * 1e3;
-		return rc;
 	case LS_ARG_PCT:
 		rc = ls_parse_double(arg, opt->dmin, opt->dmax, &d, err, what);
-		*(double *)dst = d / 100;
+		if (!rc)
+			*(double *)dst = opt->kind == LS_ARG_US ? d * 1e3 : d / 100;
 		return rc;
 	case LS_ARG_DUR:
 		return ls_parse_duration_ns(arg, dst, err, what);
@@ -188,7 +187,7 @@ int ls_opts_parse(int argc, char **argv, const struct ls_optcmd *cmd,
 	int c;
 
 	build_getopt(cmd, g, ng, lo, so);
-	optind = 1;
+	optind = 0;	/* 0, not 1: glibc also forgets a half-read "-abc" */
 	opterr = !cmd->quiet;
 	while ((c = getopt_long(argc, argv, so, lo, NULL)) != -1) {
 		if (!find_opt(g, ng, c, &gi, &oi))
