@@ -119,7 +119,7 @@ static const struct ls_opt check_options[] = {
 	LS_OPT_HELPOPT,
 };
 
-/* Parse and validate options. */
+/* Parse and validate options: 0, LS_OPTS_HELP after the help, or LS_EXIT_USAGE after a message. */
 static int check_parse(int argc, char **argv, struct check_opts *o)
 {
 	static const struct ls_optcmd cmd = { .name = "check", .mode = "", .usage = check_usage };
@@ -134,8 +134,6 @@ static int check_parse(int argc, char **argv, struct check_opts *o)
 	o->window_s = 2;
 	ls_thresholds_default(&o->th);
 	rc = LS_OPTS_PARSE(argc, argv, &cmd, check_options, o, &err);
-	if (rc == LS_OPTS_HELP)
-		exit(LS_EXIT_OK);
 	if (rc)
 		return rc;
 	if (optind < argc)
@@ -553,7 +551,7 @@ int cmd_check(int argc, char **argv)
 	rc = check_parse(argc, argv, &cx->o);
 	if (rc) {
 		free(cx);
-		return rc;
+		return rc == LS_OPTS_HELP ? LS_EXIT_OK : rc;
 	}
 	rc = ls_nic_resolve(cx->o.ibdev, NULL, &cx->nic, &err);
 	if (rc)

@@ -101,7 +101,7 @@ static const struct ls_opt irq_options[] = {
 	LS_OPT_HELPOPT,
 };
 
-/* Parse options into o; returns 0, or LS_EXIT_USAGE after printing why. */
+/* Parse options into o: 0, LS_OPTS_HELP after the help, or LS_EXIT_USAGE after printing why. */
 static int irq_parse(int argc, char **argv, struct irq_opts *o)
 {
 	static const struct ls_optcmd cmd = { .name = "irq", .mode = "", .usage = irq_usage };
@@ -113,8 +113,6 @@ static int irq_parse(int argc, char **argv, struct irq_opts *o)
 	o->backend = "auto";
 	o->count = 1;
 	rc = LS_OPTS_PARSE(argc, argv, &cmd, irq_options, o, &err);
-	if (rc == LS_OPTS_HELP)
-		exit(LS_EXIT_OK);
 	if (rc)
 		return rc;
 	if (optind < argc &&
@@ -576,7 +574,7 @@ int cmd_irq(int argc, char **argv)
 
 	err2 = irq_parse(argc, argv, &o);
 	if (err2)
-		return err2;
+		return err2 == LS_OPTS_HELP ? LS_EXIT_OK : err2;
 	st = calloc(1, sizeof(*st));
 	if (!st) {
 		ls_warn("irq: out of memory");

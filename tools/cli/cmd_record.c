@@ -211,8 +211,13 @@ enum { OPT_IRQ = 256, OPT_RING, OPT_BUCKETS, OPT_PIDCMD, OPT_AB, OPT_NOHIST };
 
 #define RO struct record_opts
 
+/* record needs a kernel backend: every one but "none". */
+static const struct ls_opt_name record_backends[] = {
+	{ "auto", 0 }, { "kmod", 0 }, { "ebpf", 0 }, { NULL, 0 },
+};
+
 static const struct ls_opt record_options[] = {
-	LS_OPT_STR("backend", 'b', RO, backend),
+	LS_OPT_CHOICE("backend", 'b', RO, backend, record_backends),
 	LS_OPT_STR("interface", 'i', RO, ifname),
 	LS_OPT_STR("irq", OPT_IRQ, RO, arg.irqs),
 	LS_OPT_STR("cpus", 'c', RO, arg.cpus),
@@ -292,9 +297,6 @@ static int parse_opts(int argc, char **argv, struct record_opts *o,
 	if (optind < argc)
 		o->cmd = argv + optind;
 
-	if (strcmp(o->backend, "auto") && strcmp(o->backend, "kmod") &&
-	    strcmp(o->backend, "ebpf"))
-		return ls_errf(err, "record: --backend '%s': want auto, kmod or ebpf", o->backend);
 	if (o->ifname && a->irqs)
 		return ls_errf(err, "record: give -i IF or --irq, not both");
 	if (a->irqs && parse_u32_list(a->irqs, o->cfg.irqs, LS_MAX_IRQS, &o->cfg.nr_irqs,
