@@ -98,7 +98,7 @@ honest "after it, the same responder serves an honest prober" --key $K/key
 refused "a prober with another key: exit 2, authentication failed" \
 	"authentication failed: the prober's proof does not match this responder's key" --key $K/other
 resp_log "the responder refused the wrong key too, naming the prober" \
-	"session with 192\.0\.2\.1:[0-9]+ failed: authentication failed: the prober's proof does not match" 1
+	"session with 192\.0\.2\.1:[0-9]+ failed: authentication failed: the prober.s proof does not match" 1
 honest "after it, the same responder serves an honest prober" --key $K/key
 
 # A HELLO frame (version 2, 100 bytes) without the handshake.
