@@ -88,7 +88,7 @@ TEST(options_validation)
 	EXPECT_EQ(0, ls_probe_opts_check(&o, false, &err));
 	EXPECT_EQ(-1, ls_probe_opts_check(&o, true, &err));	/* prober needs a peer */
 	o.peer = "192.0.2.2";
-	EXPECT_EQ(-1, ls_probe_opts_check(&o, true, &err));	/* --bind, --insecure: responder's */
+	EXPECT_EQ(-1, ls_probe_opts_check(&o, true, &err));	/* --bind is the responder's */
 	EXPECT_NE(NULL, strstr(err.msg, "--bind"));
 	o.bind = NULL;
 	EXPECT_EQ(-1, ls_probe_opts_check(&o, true, &err));

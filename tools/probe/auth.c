@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Mutual authentication of prober and responder by a shared key (HMAC-SHA-256, OpenSSL libcrypto). */
+/* Mutual authentication of prober and responder by a shared key (HMAC-SHA-256, libcrypto). */
 #include "auth.h"
 
 #include <errno.h>

@@ -61,7 +61,7 @@ struct ls_probe_opts {
 	 */
 	const char *bind;
 	const char *key_file;		/* shared key (auth.h), both sides; NULL: none */
-	bool insecure;			/* responder: serve without a key (anyone may connect) */
+	bool insecure;			/* responder: serve anyone, without a key */
 	uint16_t port;			/* OOB TCP port (and rdma_cm port) */
 	bool rdma_cm;			/* connect the QP with rdma_cm */
 	uint64_t connect_timeout_ns;	/* connecting / handshake */
