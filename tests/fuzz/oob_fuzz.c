@@ -4,9 +4,9 @@
  * Byte 0 picks what the rest of the input is fed to: a frame header, one
  * of the payload parsers (the AUTH handshake's frames among them), or a
  * byte stream read frame by frame through a socketpair with ls_oob_recv
- * (the responder's real receive path). Every payload that parses must encode back to exactly the same bytes (the
- * parsers accept only canonical encodings), and a rejected input must come
- * with a message.
+ * (the responder's real receive path). Every payload that parses must
+ * encode back to exactly the same bytes (the parsers accept only canonical
+ * encodings), and a rejected input must come with a message.
  */
 #include <stdint.h>
 #include <stdio.h>
