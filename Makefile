@@ -39,7 +39,7 @@ CFLAGS  ?= -O2 -g
 TOOL_DIRS := tools tools/core tools/sys tools/probe tools/backend tools/cli tools/breakdown
 TOOL_INC := $(addprefix -I$(CURDIR)/,$(TOOL_DIRS))
 ALL_CFLAGS := $(CFLAGS) $(CFLAGS_WARN) -std=gnu11 -D_GNU_SOURCE -I$(CURDIR) $(TOOL_INC) -I$(B)/ebpf -MMD -MP
-LDLIBS  := -libverbs -lrdmacm -lbpf -lelf -lz -lm -lpthread
+LDLIBS  := -libverbs -lrdmacm -lbpf -lelf -lz -lm -lpthread -lcrypto
 
 # The core: pure computation (statistics, histograms, the split and the
 # causal attribution, the clock offset, the verdict, the transmission and

@@ -79,7 +79,7 @@ fi
 # speed varies, and the profile below must fall inside the run); the irq
 # profile of the responder's NIC takes 3 s of it, from 1 s after the prober
 # connected (port 19515, the default).
-lab_bg 1 "timeout 600 $LS_BIN breakdown -d rxe0 -u 20 --listen-timeout 120s > $W/resp.log 2>&1" >/dev/null
+lab_bg 1 "timeout 600 $LS_BIN breakdown --insecure -d rxe0 -u 20 --listen-timeout 120s > $W/resp.log 2>&1" >/dev/null
 for _ in $(seq 300); do grep -q listening "$W/resp.log" 2>/dev/null && break; sleep 0.1; done
 lab_bg 1 "for i in \$(seq 300); do ss -Htn state established '( sport = :19515 )' | grep -q . && break; sleep 0.1; done;
 	sleep 1; $LS_BIN irq -d rxe0 --json 3 1 > $W/irq.json 2> $W/irq.err" >/dev/null

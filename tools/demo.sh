@@ -23,7 +23,7 @@ done
 if "$BIN" --help 2>/dev/null | grep -q '^  breakdown'; then
 	echo "== latsplit breakdown node0 -> node1 (4 B RDMA WRITE)"
 	resp=$("$LAB" shared --name "$NAME")/responder.log
-	"$LAB" exec --name "$NAME" --background 1 -- "timeout 300 $BIN breakdown -d rxe0 -u 20 > $resp 2>&1" >/dev/null
+	"$LAB" exec --name "$NAME" --background 1 -- "timeout 300 $BIN breakdown --insecure -d rxe0 -u 20 > $resp 2>&1" >/dev/null
 	# The prober does not retry a refused connection: wait for the listener.
 	for _ in $(seq 150); do grep -q listening "$resp" 2>/dev/null && break; sleep 0.2; done
 	grep -q listening "$resp" 2>/dev/null || { echo "demo: the responder did not start:" >&2; cat "$resp" >&2; exit 1; }

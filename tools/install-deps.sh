@@ -8,7 +8,7 @@ set -euo pipefail
 PKGS=(
 	# build
 	build-essential make gcc clang llvm lld pkg-config
-	libbpf-dev bpftool libelf-dev zlib1g-dev
+	libbpf-dev bpftool libelf-dev zlib1g-dev libssl-dev
 	libibverbs-dev librdmacm-dev ibverbs-providers ibverbs-utils rdmacm-utils rdma-core
 	# kernels for the lab and headers for kbuild: 6.1, 6.12, 6.1-rt
 	linux-image-amd64 linux-headers-amd64

@@ -82,7 +82,7 @@ responder() {
 run() {
 	local w=$1 tag=$2 rb=$3 pb=$4
 	shift 4
-	responder "$w" "$tag" breakdown -p $PORT -u 20 -b "$rb" --listen-timeout 120
+	responder "$w" "$tag" breakdown --insecure -p $PORT -u 20 -b "$rb" --listen-timeout 120
 	"$LAB" exec --name "$NAME" --timeout 600 0 -- \
 		"$w/latsplit breakdown -p $PORT -u 20 -b $pb -n $ITERS --json --samples $w/$tag.csv $* 192.0.2.2 > $w/$tag.json 2> $w/$tag.err"
 }
@@ -91,7 +91,7 @@ run() {
 # probe run of LENGTH (probe's -n N or -D TIME).
 ab() {
 	local w=$1 be=$2 phase=$3 tag=$4 len=$5
-	responder "$w" "$tag" probe -p $PORT -u 20 --listen-timeout 120
+	responder "$w" "$tag" probe --insecure -p $PORT -u 20 --listen-timeout 120
 	"$LAB" exec --name "$NAME" --timeout 900 0 -- \
 		"\$([ \$(nproc) -gt 1 ] && echo taskset -c 1) $w/latsplit record -b $be -i eth0 -c 0 --pid-command --no-hist --records $w/$tag.rec --ab $phase --json -- sh -c 'exec $w/latsplit probe -p $PORT -u 20 $len --cpu 0 --samples $w/$tag.csv 192.0.2.2 > $w/$tag.probe' > $w/$tag.json 2> $w/$tag.err"
 }
@@ -104,7 +104,7 @@ ab_resp() {
 	local w=$1 be=$2 phase=$3 tag=$4 len=$5 i
 	rm -f "$w/$tag.resp" "$w/$tag.rjson"
 	"$LAB" exec --name "$NAME" --background 1 -- \
-		"\$([ \$(nproc) -gt 1 ] && echo taskset -c 1) $w/latsplit record -b $be -i eth0 -c 0 --pid-command --no-hist --records $w/$tag.rrec --ab $phase --json -- sh -c 'exec $w/latsplit probe -p $PORT -u 20 --cpu 0 --listen-timeout 120 > $w/$tag.resp 2>&1' > $w/$tag.rjson.part 2> $w/$tag.rerr; mv $w/$tag.rjson.part $w/$tag.rjson" >/dev/null
+		"\$([ \$(nproc) -gt 1 ] && echo taskset -c 1) $w/latsplit record -b $be -i eth0 -c 0 --pid-command --no-hist --records $w/$tag.rrec --ab $phase --json -- sh -c 'exec $w/latsplit probe --insecure -p $PORT -u 20 --cpu 0 --listen-timeout 120 > $w/$tag.resp 2>&1' > $w/$tag.rjson.part 2> $w/$tag.rerr; mv $w/$tag.rjson.part $w/$tag.rjson" >/dev/null
 	wait_listening "$w/$tag.resp" 100 0.2
 	"$LAB" exec --name "$NAME" --timeout 900 0 -- \
 		"$w/latsplit probe -p $PORT -u 20 $len --cpu 0 --samples $w/$tag.csv 192.0.2.2 > $w/$tag.probe 2> $w/$tag.err"

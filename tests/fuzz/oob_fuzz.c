@@ -2,11 +2,11 @@
 /*
  * libFuzzer target for the probe's out-of-band message format (tools/oob.c).
  * Byte 0 picks what the rest of the input is fed to: a frame header, one
- * of the payload parsers, or a byte stream read frame by frame through a
- * socketpair with ls_oob_recv (the responder's real receive path). Every
- * payload that parses must encode back to exactly the same bytes (the
- * parsers accept only canonical encodings), and a rejected input must come
- * with a message.
+ * of the payload parsers (the AUTH handshake's frames among them), or a
+ * byte stream read frame by frame through a socketpair with ls_oob_recv
+ * (the responder's real receive path). Every payload that parses must
+ * encode back to exactly the same bytes (the parsers accept only canonical
+ * encodings), and a rejected input must come with a message.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -106,6 +106,9 @@ DEFINE_ROUND_TRIP(hello, "HELLO round trip")
 DEFINE_ROUND_TRIP(accept, "ACCEPT round trip")
 DEFINE_ROUND_TRIP(run, "RUN round trip")
 DEFINE_ROUND_TRIP(error, "ERROR round trip")
+DEFINE_ROUND_TRIP(auth, "AUTH round trip")
+DEFINE_ROUND_TRIP(auth_proof, "AUTH_PROOF round trip")
+DEFINE_ROUND_TRIP(auth_ok, "AUTH_OK round trip")
 
 /* STAMPS: rejected with a reason or re-encoded to exactly its bytes. */
 static void fuzz_stamps(const uint8_t *p, size_t n)
@@ -132,6 +135,7 @@ static void fuzz_stamps(const uint8_t *p, size_t n)
 /* What byte 0 (modulo the count) feeds the rest of the input to. */
 static void (*const targets[])(const uint8_t *p, size_t n) = {
 	fuzz_hdr, fuzz_hello, fuzz_accept, fuzz_run, fuzz_error, fuzz_stamps,
+	fuzz_auth, fuzz_auth_proof, fuzz_auth_ok,
 };
 
 /* libFuzzer's entry: byte 0 picks the target, the rest is its input. */

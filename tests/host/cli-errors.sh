@@ -48,6 +48,48 @@ for cmd in probe breakdown; do
 	expect_usage "$cmd --peers with --samples" "not with --peers" "$LS_BIN" $cmd --peers "$P/one" --samples "$P/s.csv"
 done
 expect_usage "probe --prom on the responder" "prober's" "$LS_BIN" probe --prom "$P/x.prom"
+
+# Who may talk to a responder: a key or --insecure, checked with the options,
+# before any device is opened (this host has no RDMA device: a message naming
+# one would mean the check came too late).
+# expect_refused DESC PATTERN CMD...: exit 2, PATTERN, no word of a device.
+expect_refused() {
+	local desc=$1 pat=$2 out rc
+	shift 2
+	out=$("$@" 2>&1 >/dev/null); rc=$?
+	if [ "$rc" = 2 ] && echo "$out" | grep -qE -e "$pat" && ! echo "$out" | grep -qi "rdma device"; then
+		ok "$desc"
+	else
+		not_ok "$desc" "rc=$rc (want 2), stderr: $out"
+	fi
+}
+head -c 32 /dev/urandom > "$P/key"; chmod 600 "$P/key"
+head -c 32 /dev/urandom > "$P/key644"; chmod 644 "$P/key644"
+head -c 32 /dev/urandom > "$P/key640"; chmod 640 "$P/key640"
+head -c 15 /dev/urandom > "$P/short"; chmod 600 "$P/short"
+head -c 4097 /dev/urandom > "$P/long"; chmod 600 "$P/long"
+for cmd in probe breakdown; do
+	expect_refused "$cmd responder without --key or --insecure: refused, saying why" \
+		"a responder needs --key FILE .* or --insecure \(anyone who reaches TCP port 19515" "$LS_BIN" $cmd
+	expect_refused "$cmd responder: --key and --insecure together" "exclude each other" \
+		"$LS_BIN" $cmd --key "$P/key" --insecure
+	expect_refused "$cmd --key: mode 0644 refused, naming the file and the mode" \
+		"key file $P/key644 has mode 0644" "$LS_BIN" $cmd --key "$P/key644"
+	expect_refused "$cmd --key: mode 0640 refused" "key file $P/key640 has mode 0640" \
+		"$LS_BIN" $cmd --key "$P/key640" h9
+	expect_refused "$cmd --key: a 15-byte key refused" "key file $P/short holds 15 bytes: a key has 16 to 4096" \
+		"$LS_BIN" $cmd --key "$P/short"
+	expect_refused "$cmd --key: a 4097-byte key refused" "holds 4097 bytes" "$LS_BIN" $cmd --key "$P/long" h9
+	expect_refused "$cmd --key: a missing key file refused" "key file $P/nokey: No such file" \
+		"$LS_BIN" $cmd --key "$P/nokey"
+	expect_refused "$cmd --key: a directory refused" "not a regular file" "$LS_BIN" $cmd --key "$P"
+	expect_refused "$cmd prober: --insecure is the responder's" "--insecure is the responder's" \
+		"$LS_BIN" $cmd --insecure h9
+	expect_refused "$cmd prober: --bind is the responder's" "--bind is the responder's" \
+		"$LS_BIN" $cmd --bind 192.0.2.1 h9
+done
+expect_refused "check --key: a missing key file refused" "key file $P/nokey" \
+	"$LS_BIN" check -d x --key "$P/nokey" h9
 [ ! -e "$P/s.csv" ] && [ ! -e "$P/x.prom" ] && ok "refused runs wrote no file" || not_ok "refused runs wrote no file" "$(ls "$P")"
 
 # A real interface with IRQs: the host's first non-loopback netdev with msi_irqs.

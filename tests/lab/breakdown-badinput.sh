@@ -54,7 +54,7 @@ fi
 # prober's (a stale "before" from the killed session would add its
 # thousands of packets), and it is measured with records of its own.
 rm -f "$W/again.resp" "$W/again.json"
-lab_bg 1 "$B breakdown -p $BD_PORT -u 20 -b $BD_BACKEND --listen-timeout 120 > $W/again.resp 2>&1 & echo \$! > $W/resp.pid; wait" >/dev/null
+lab_bg 1 "$B breakdown --insecure -p $BD_PORT -u 20 -b $BD_BACKEND --listen-timeout 120 > $W/again.resp 2>&1 & echo \$! > $W/resp.pid; wait" >/dev/null
 for _ in $(seq 100); do grep -q listening "$W/again.resp" 2>/dev/null && break; sleep 0.2; done
 lab_exec_t 60 0 "timeout -s KILL 4 $B breakdown -p $BD_PORT -u 20 -b $BD_BACKEND -n 1000000 192.0.2.2 >/dev/null 2>&1; true"
 for _ in $(seq 150); do grep -q "failed" "$W/again.resp" 2>/dev/null && break; sleep 0.2; done
@@ -79,7 +79,7 @@ check "its responder counted the packets of this session only (sent = prober's r
 # false with the losses named, --prom latsplit_breakdown_complete 0 and
 # the responder's dropped_records equal to its JSON drops).
 rm -f "$W/lossy.resp" "$W/lossy.json" "$W/lossy.prom"
-lab_bg 1 "$B breakdown -p $BD_PORT -u 20 -b $BD_BACKEND --ring-kib 4 --listen-timeout 120 > $W/lossy.resp 2>&1 & echo \$! > $W/resp.pid; wait" >/dev/null
+lab_bg 1 "$B breakdown --insecure -p $BD_PORT -u 20 -b $BD_BACKEND --ring-kib 4 --listen-timeout 120 > $W/lossy.resp 2>&1 & echo \$! > $W/resp.pid; wait" >/dev/null
 for _ in $(seq 100); do grep -q listening "$W/lossy.resp" 2>/dev/null && break; sleep 0.2; done
 lab_bg 0 "$B breakdown -p $BD_PORT -u 20 -b $BD_BACKEND -D 6s --json --prom $W/lossy.prom 192.0.2.2 > $W/lossy.json 2> $W/lossy.err; echo \$? > $W/lossy.rc" >/dev/null
 sleep 2

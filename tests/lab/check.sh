@@ -49,7 +49,7 @@ lab_exec 0 "$B check -d rxe0 --window 0.5 --expect-gbps $gbps --json > $W/rate2.
 r=$(row "$W/rate2.json" link-rate)
 [ "$rc" = 0 ] && [[ "$r" == PASS* ]] && ok "rate equal to --expect-gbps $gbps: PASS" || not_ok "expected rate" "rc=$rc $r"
 
-lab_bg 1 "timeout 900 $B probe -d rxe0 -p $PORT --forever -u 14 > $W/resp.log 2>&1" >/dev/null
+lab_bg 1 "timeout 900 $B probe -d rxe0 -p $PORT --insecure --forever -u 14 > $W/resp.log 2>&1" >/dev/null
 for _ in $(seq 300); do grep -q listening "$W/resp.log" 2>/dev/null && break; sleep 0.1; done
 
 lab_exec_t 300 0 "$B check -d rxe0 -p $PORT -u 14 -n 300 -c 10 --json 192.0.2.2 > $W/peer.json"; rc=$?

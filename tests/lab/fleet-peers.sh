@@ -84,12 +84,12 @@ fleet_run() {
 }
 
 # probe --peers against a --forever responder.
-fleet_run "probe -p $PORT -u 20" p 300 "timeout 300 $B probe -p $PORT -u 20 --forever" peers \
+fleet_run "probe -p $PORT -u 20" p 300 "timeout 300 $B probe --insecure -p $PORT -u 20 --forever" peers \
 	"1 of 3 pairs failed" "probe --prom passes promtool check metrics" 200
 lab_exec 1 "pkill -f '$B probe'; true"
 
 # breakdown --peers: a responder serves one session per run, so a loop.
-fleet_run "breakdown -p $PORT -u 20 -b $BD_BACKEND" b 600 "$B breakdown -p $PORT -u 20 -b $BD_BACKEND --listen-timeout 120" peers1 \
+fleet_run "breakdown -p $PORT -u 20 -b $BD_BACKEND" b 600 "$B breakdown --insecure -p $PORT -u 20 -b $BD_BACKEND --listen-timeout 120" peers1 \
 	"1 of 2 pairs failed" "breakdown --prom of a fleet run passes promtool check metrics"
 n=$(grep -c '^latsplit_breakdown_level{peer=' "$W/b.prom")
 [ "$n" = 1 ] && ok "a verdict (level) for the measured pair, none for the failed one" || not_ok "verdict per pair" "$n level samples"

@@ -76,7 +76,7 @@ pin_irqs() {
 # run_breakdown NAME: responder on node1 (CPU 0), prober on node0; irq profile in the middle.
 run_breakdown() {
 	local name=$1
-	lab_bg 1 "taskset -c 0 timeout 600 $B breakdown -d rxe0 -u 16 --wait-timeout 60s --cpu 0 --listen-timeout 120s > $W/$name.resp 2>&1" >/dev/null
+	lab_bg 1 "taskset -c 0 timeout 600 $B breakdown --insecure -d rxe0 -u 16 --wait-timeout 60s --cpu 0 --listen-timeout 120s > $W/$name.resp 2>&1" >/dev/null
 	for _ in $(seq 300); do grep -q listening "$W/$name.resp" 2>/dev/null && break; sleep 0.1; done
 	lab_bg 1 "sleep 1; $B irq -i eth0 --cpus 1 --json 2 1 > $W/$name.irq.json 2> $W/$name.irq.err; echo \$? > $W/$name.irq.rc" >/dev/null
 	lab_exec_t 600 0 "$B breakdown -d rxe0 -u 16 --wait-timeout 60s -n $N --json 192.0.2.2 > $W/$name.json 2> $W/$name.err"
@@ -154,7 +154,7 @@ wire() { "$LS_LAB" wire --name "${LAB_NAME:?}" "$@"; }
 alternate() {
 	local name=$1 cpus=$2 rc
 	rm -f "$W/$name.stop" "$W/$name.tog"
-	lab_bg 1 "taskset -c 0 timeout 600 $B breakdown -d rxe0 -u 16 --wait-timeout 60s --cpu 0 --listen-timeout 120s > $W/$name.resp 2>&1" >/dev/null
+	lab_bg 1 "taskset -c 0 timeout 600 $B breakdown --insecure -d rxe0 -u 16 --wait-timeout 60s --cpu 0 --listen-timeout 120s > $W/$name.resp 2>&1" >/dev/null
 	for _ in $(seq 300); do grep -q listening "$W/$name.resp" 2>/dev/null && break; sleep 0.1; done
 	wire log "$W/$name.wire" >/dev/null || return 1
 	lab_bg 1 "python3 $W/toggle.py '$irqs' $cpus $TOGGLE_S $W/$name.tog $W/$name.stop $MARKER $RCVD $BLOCK_PKTS" >/dev/null

@@ -28,7 +28,7 @@ kmod_node_irqs $N ring_kib=4096
 # The event-mode responder is the named task: it sleeps for completion
 # events. (The project's probe, not perftest's ib_send_lat -e: rxe can lose a
 # completion event, and perftest then waits for ever; the probe's waits end.)
-lab_bg $N "$LS_BIN probe -d rxe0 -p 19641 --forever --listen-timeout 120 > $W/srv.log 2>&1 & echo \$! > $W/srv.pid; wait" >/dev/null
+lab_bg $N "$LS_BIN probe --insecure -d rxe0 -p 19641 --forever --listen-timeout 120 > $W/srv.log 2>&1 & echo \$! > $W/srv.pid; wait" >/dev/null
 pid=
 for _ in $(seq 20); do
 	pid=$(lab_exec $N "cat $W/srv.pid 2>/dev/null") && [ -n "$pid" ] && break

@@ -49,7 +49,7 @@ trap cleanup EXIT
 one() {
 	local be=$1 out
 	rm -f "$W/srv.pid" "$W/srv.log"
-	lab_bg 1 "$B probe -p $PORT -u 20 --listen-timeout 120 > $W/srv.log 2>&1 & echo \$! > $W/srv.pid; wait" >/dev/null
+	lab_bg 1 "$B probe --insecure -p $PORT -u 20 --listen-timeout 120 > $W/srv.log 2>&1 & echo \$! > $W/srv.pid; wait" >/dev/null
 	for _ in $(seq 50); do grep -q listening "$W/srv.log" 2>/dev/null && break; sleep 0.2; done
 	check "$be: record --ab $PHASE around $N probe samples (probe on CPU 0, recorded as breakdown records)" \
 		lab_exec_t 900 0 "$PIN $B record -b $be -i eth0 -c 0 --pid-command --no-hist --records $W/$be.rec --ab $PHASE --json -- \

@@ -19,7 +19,7 @@ lab_drop_caches
 
 # start_responder EXTRA...: a --forever responder on node1, pid in $W/resp.pid.
 start_responder() {
-	lab_bg 1 "$B probe -p $PORT --forever --listen-timeout 120 $* > $W/resp.log 2>&1 & echo \$! > $W/resp.pid; wait" >/dev/null
+	lab_bg 1 "$B probe --insecure -p $PORT --forever --listen-timeout 120 $* > $W/resp.log 2>&1 & echo \$! > $W/resp.pid; wait" >/dev/null
 	lab_wait_listening 1 "$W/resp.log"
 }
 # stop_responder: end the responder we started (by its pid).

@@ -21,7 +21,7 @@ lab_drop_caches
 # start_responder TAG EXTRA...: responder on node1, pid in $W/TAG.pid, log in $W/TAG.log.
 start_responder() {
 	local tag=$1; shift
-	lab_bg 1 "$B probe $* > $W/$tag.log 2>&1 & echo \$! > $W/$tag.pid; wait \$!; echo rc=\$? >> $W/$tag.log" >/dev/null
+	lab_bg 1 "$B probe --insecure $* > $W/$tag.log 2>&1 & echo \$! > $W/$tag.pid; wait \$!; echo rc=\$? >> $W/$tag.log" >/dev/null
 	lab_wait_listening 1 "$W/$tag.log"
 }
 # stop TAG: kill the responder we started (SIGCONT first in case it is stopped).
@@ -56,7 +56,7 @@ expect_fail "unknown GID index (beyond the table): exit 2, lists valid GIDs" 2 \
 expect_fail "unknown GID index (empty entry): exit 2" 2 "GID index 30 on rxe0 port 1 is (empty|beyond)" 0 \
 	"$B probe -x 30 192.0.2.2"
 expect_fail "responder with an unknown GID index fails at once" 2 "GID index 4000" 1 \
-	"timeout 10 $B probe -x 4000 -p $PORT"
+	"timeout 10 $B probe --insecure -x 4000 -p $PORT"
 expect_fail "unknown port: exit 2" 2 "rxe0 port 2" 0 "$B probe -i 2 192.0.2.2"
 expect_fail "size over the device max: exit 2" 2 "size 16777216 exceeds rxe0's max message size 8388608" 0 \
 	"$B probe -s 16777216 192.0.2.2"
@@ -80,10 +80,10 @@ else not_ok "silent peer: gave up within the stated timeout" "took ${el} ms for 
 # --- port in use -----------------------------------------------------------
 start_responder a -p $PORT --listen-timeout 60 || not_ok "responder a starts" "$(cat "$W/a.log")"
 expect_fail "second responder on the same port: exit 2, port in use" 2 "port $PORT: port already in use" 1 \
-	"$B probe -p $PORT --listen-timeout 5"
+	"$B probe --insecure -p $PORT --listen-timeout 5"
 
 # --- hostile handshakes to responder a (handshake timeout 5 s default) -----
-HDR='\x4c\x53\x50\x42\x00\x01\x00\x01\x00\x00\x00\x00\x00\x00\x00\x64'	# HELLO, 100 bytes
+HDR='\x4c\x53\x50\x42\x00\x02\x00\x01\x00\x00\x00\x00\x00\x00\x00\x64'	# HELLO, 100 bytes
 lab_exec 0 "head -c 200 /dev/urandom > /dev/tcp/192.0.2.2/$PORT" >/dev/null 2>&1
 lab_exec 0 "printf '$HDR\x01\x00\x00\x00\x0e\x00' > /dev/tcp/192.0.2.2/$PORT" >/dev/null 2>&1
 lab_exec 0 "printf '\x4c\x53\x50\x42\x00\x07\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00' > /dev/tcp/192.0.2.2/$PORT" >/dev/null 2>&1

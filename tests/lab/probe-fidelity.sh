@@ -39,7 +39,7 @@ server() {
 
 # run_a: one latsplit round; prints its typical one-way latency in us.
 run_a() {
-	server "$B probe -p $PORT --listen-timeout 60"
+	server "$B probe --insecure -p $PORT --listen-timeout 60"
 	for _ in $(seq 50); do lab_exec 1 "grep -q listening $W/srv.log" 2>/dev/null && break; sleep 0.2; done
 	lab_exec_t 300 0 "$B probe -p $PORT -u 20 -s $SIZE -n $N --json 192.0.2.2 2>/dev/null" |
 		python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["complete"]; print(d["summary"]["p50_ns"]/1e3)'

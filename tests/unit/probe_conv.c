@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <arpa/inet.h>
+
 #include "kselftest_harness.h"
 
 #include "probe.h"
@@ -70,9 +72,31 @@ TEST(options_validation)
 	struct ls_err err = { 0 };
 
 	ls_probe_opts_init(&o);
+	/* a responder needs a key or --insecure */
+	EXPECT_EQ(-1, ls_probe_opts_check(&o, false, &err));
+	EXPECT_NE(NULL, strstr(err.msg, "--key FILE"));
+	EXPECT_NE(NULL, strstr(err.msg, "--insecure"));
+	o.key_file = "/k";
+	EXPECT_EQ(0, ls_probe_opts_check(&o, false, &err));
+	o.insecure = true;					/* not both */
+	EXPECT_EQ(-1, ls_probe_opts_check(&o, false, &err));
+	o.key_file = NULL;
 	EXPECT_EQ(0, ls_probe_opts_check(&o, false, &err));	/* responder defaults */
+	o.bind = "";
+	EXPECT_EQ(-1, ls_probe_opts_check(&o, false, &err));
+	o.bind = "any";
+	EXPECT_EQ(0, ls_probe_opts_check(&o, false, &err));
 	EXPECT_EQ(-1, ls_probe_opts_check(&o, true, &err));	/* prober needs a peer */
 	o.peer = "192.0.2.2";
+	EXPECT_EQ(-1, ls_probe_opts_check(&o, true, &err));	/* --bind is the responder's */
+	EXPECT_NE(NULL, strstr(err.msg, "--bind"));
+	o.bind = NULL;
+	EXPECT_EQ(-1, ls_probe_opts_check(&o, true, &err));
+	EXPECT_NE(NULL, strstr(err.msg, "--insecure"));
+	o.insecure = false;
+	o.key_file = "/k";					/* a prober may have a key */
+	EXPECT_EQ(0, ls_probe_opts_check(&o, true, &err));
+	o.key_file = NULL;
 	EXPECT_EQ(0, ls_probe_opts_check(&o, true, &err));
 	o.duration_ns = 1000000000;				/* and iters */
 	EXPECT_EQ(-1, ls_probe_opts_check(&o, true, &err));
@@ -94,6 +118,41 @@ TEST(options_validation)
 	o.iters = LS_PROBE_MAX_CAPACITY + 1;
 	o.duration_ns = 0;
 	EXPECT_EQ(-1, ls_probe_opts_check(&o, true, &err));
+}
+
+/* The default bind address of a GID in its textual form, or NULL when refused. */
+static const char *gid_bind(const char *gid, char *buf, size_t len)
+{
+	struct ls_err err = { 0 };
+	uint8_t raw[16];
+
+	if (inet_pton(AF_INET6, gid, raw) != 1)
+		return "bad test GID";
+	if (ls_probe_gid_bind_addr(raw, buf, len, &err))
+		return strstr(err.msg, "--bind") ? NULL : "refused without naming --bind";
+	return buf;
+}
+
+TEST(gid_bind_addr)
+{
+	char b[64];
+
+	EXPECT_STREQ("192.0.2.2", gid_bind("::ffff:192.0.2.2", b, sizeof(b)));
+	EXPECT_STREQ("10.1.2.3", gid_bind("::ffff:10.1.2.3", b, sizeof(b)));
+	EXPECT_STREQ("2001:db8::5", gid_bind("2001:db8::5", b, sizeof(b)));
+	EXPECT_STREQ("fd00::1", gid_bind("fd00::1", b, sizeof(b)));
+	EXPECT_EQ(NULL, gid_bind("fe80::5054:ff:fe12:3456", b, sizeof(b)));	/* link-local */
+	EXPECT_EQ(NULL, gid_bind("::", b, sizeof(b)));
+	EXPECT_EQ(NULL, gid_bind("::1", b, sizeof(b)));
+	EXPECT_EQ(NULL, gid_bind("ff02::1", b, sizeof(b)));
+	EXPECT_EQ(NULL, gid_bind("::ffff:0.0.0.0", b, sizeof(b)));
+	EXPECT_EQ(NULL, gid_bind("::ffff:127.0.0.1", b, sizeof(b)));
+	EXPECT_EQ(NULL, gid_bind("::ffff:224.0.0.1", b, sizeof(b)));
+	EXPECT_TRUE(ls_probe_bind_any("any"));
+	EXPECT_TRUE(ls_probe_bind_any("0.0.0.0"));
+	EXPECT_TRUE(ls_probe_bind_any("::"));
+	EXPECT_FALSE(ls_probe_bind_any("192.0.2.2"));
+	EXPECT_FALSE(ls_probe_bind_any(NULL));
 }
 
 TEST(fixed_size_records)

@@ -127,9 +127,9 @@ TEST(header_checks)
 	EXPECT_EQ(-1, ls_oob_hdr_parse(b, sizeof(b), &h, 1000, &err));
 	EXPECT_NE(NULL, strstr(err.msg, "bad magic"));
 	ls_oob_hdr_encode(b, LS_OOB_RUN, 0, LS_OOB_RUN_LEN);
-	b[5] = 2;
+	b[5] = 1;	/* a peer of the version before AUTH */
 	EXPECT_EQ(-1, ls_oob_hdr_parse(b, sizeof(b), &h, 1000, &err));
-	EXPECT_NE(NULL, strstr(err.msg, "protocol version 2"));
+	EXPECT_NE(NULL, strstr(err.msg, "protocol version 1"));
 	ls_oob_hdr_encode(b, 0, 0, 0);
 	EXPECT_EQ(-1, ls_oob_hdr_parse(b, sizeof(b), &h, 1000, &err));
 	ls_oob_hdr_encode(b, LS_OOB_NR_TYPES, 0, 0);
@@ -144,6 +144,75 @@ TEST(header_checks)
 	EXPECT_NE(NULL, strstr(err.msg, "exceeds the limit of 1000"));
 	ls_oob_hdr_encode(b, LS_OOB_BYE, 0, 1);
 	EXPECT_EQ(-1, ls_oob_hdr_parse(b, sizeof(b), &h, 1000, &err));
+}
+
+TEST(auth_frames)
+{
+	uint8_t b[LS_OOB_AUTH_PROOF_LEN + 1];
+	struct ls_oob_auth a = { .mode = LS_OOB_AUTH_HMAC_SHA256 }, ao;
+	struct ls_oob_auth_proof p, po;
+	struct ls_oob_auth_ok k, ko;
+	struct ls_oob_hdr h;
+	struct ls_err err = { 0 };
+
+	for (int i = 0; i < LS_OOB_NONCE_LEN; i++)
+		a.nonce[i] = p.nonce[i] = (uint8_t)(i + 1);
+	for (int i = 0; i < LS_OOB_MAC_LEN; i++)
+		p.mac[i] = k.mac[i] = (uint8_t)(0xf0 ^ i);
+	/* round trips */
+	ASSERT_EQ(LS_OOB_AUTH_LEN, ls_oob_auth_encode(&a, b));
+	ASSERT_EQ(0, ls_oob_auth_parse(b, LS_OOB_AUTH_LEN, &ao, &err));
+	EXPECT_EQ(LS_OOB_AUTH_HMAC_SHA256, ao.mode);
+	EXPECT_EQ(0, memcmp(a.nonce, ao.nonce, LS_OOB_NONCE_LEN));
+	/* exact length, reserved bytes zero, known mode */
+	EXPECT_EQ(-1, ls_oob_auth_parse(b, LS_OOB_AUTH_LEN - 1, &ao, &err));
+	EXPECT_EQ(-1, ls_oob_auth_parse(b, LS_OOB_AUTH_LEN + 1, &ao, &err));
+	for (int i = 1; i < 4; i++) {
+		ls_oob_auth_encode(&a, b);
+		b[i] = 1;
+		EXPECT_EQ(-1, ls_oob_auth_parse(b, LS_OOB_AUTH_LEN, &ao, &err));
+		EXPECT_NE(NULL, strstr(err.msg, "reserved"));
+	}
+	ls_oob_auth_encode(&a, b);
+	b[0] = 2;
+	EXPECT_EQ(-1, ls_oob_auth_parse(b, LS_OOB_AUTH_LEN, &ao, &err));
+	EXPECT_NE(NULL, strstr(err.msg, "unknown mode 2"));
+	/* insecure: the nonce must be zero */
+	a.mode = LS_OOB_AUTH_INSECURE;
+	ls_oob_auth_encode(&a, b);
+	EXPECT_EQ(-1, ls_oob_auth_parse(b, LS_OOB_AUTH_LEN, &ao, &err));
+	memset(a.nonce, 0, sizeof(a.nonce));
+	ls_oob_auth_encode(&a, b);
+	EXPECT_EQ(0, ls_oob_auth_parse(b, LS_OOB_AUTH_LEN, &ao, &err));
+	EXPECT_EQ(LS_OOB_AUTH_INSECURE, ao.mode);
+
+	ASSERT_EQ(LS_OOB_AUTH_PROOF_LEN, ls_oob_auth_proof_encode(&p, b));
+	ASSERT_EQ(0, ls_oob_auth_proof_parse(b, LS_OOB_AUTH_PROOF_LEN, &po, &err));
+	EXPECT_EQ(0, memcmp(&p, &po, sizeof(p)));
+	EXPECT_EQ(-1, ls_oob_auth_proof_parse(b, LS_OOB_AUTH_PROOF_LEN - 1, &po, &err));
+	EXPECT_EQ(-1, ls_oob_auth_proof_parse(b, LS_OOB_AUTH_PROOF_LEN + 1, &po, &err));
+	EXPECT_EQ(-1, ls_oob_auth_proof_parse(b, 0, &po, &err));
+
+	ASSERT_EQ(LS_OOB_AUTH_OK_LEN, ls_oob_auth_ok_encode(&k, b));
+	ASSERT_EQ(0, ls_oob_auth_ok_parse(b, LS_OOB_AUTH_OK_LEN, &ko, &err));
+	EXPECT_EQ(0, memcmp(&k, &ko, sizeof(k)));
+	EXPECT_EQ(-1, ls_oob_auth_ok_parse(b, LS_OOB_AUTH_OK_LEN - 1, &ko, &err));
+	EXPECT_EQ(-1, ls_oob_auth_ok_parse(b, LS_OOB_AUTH_OK_LEN + 1, &ko, &err));
+
+	/* headers: each AUTH type at its length, not one byte more */
+	ls_oob_hdr_encode(b, LS_OOB_AUTH, 0, LS_OOB_AUTH_LEN);
+	EXPECT_EQ(0, ls_oob_hdr_parse(b, LS_OOB_HDR_LEN, &h, LS_OOB_MAX_PAYLOAD, &err));
+	EXPECT_STREQ("AUTH", ls_oob_type_name(h.type));
+	ls_oob_hdr_encode(b, LS_OOB_AUTH, 0, LS_OOB_AUTH_LEN + 1);
+	EXPECT_EQ(-1, ls_oob_hdr_parse(b, LS_OOB_HDR_LEN, &h, LS_OOB_MAX_PAYLOAD, &err));
+	ls_oob_hdr_encode(b, LS_OOB_AUTH_PROOF, 0, LS_OOB_AUTH_PROOF_LEN + 1);
+	EXPECT_EQ(-1, ls_oob_hdr_parse(b, LS_OOB_HDR_LEN, &h, LS_OOB_MAX_PAYLOAD, &err));
+	ls_oob_hdr_encode(b, LS_OOB_AUTH_OK, 0, LS_OOB_AUTH_OK_LEN + 1);
+	EXPECT_EQ(-1, ls_oob_hdr_parse(b, LS_OOB_HDR_LEN, &h, LS_OOB_MAX_PAYLOAD, &err));
+	ls_oob_hdr_encode(b, LS_OOB_AUTH_OK, 7, LS_OOB_AUTH_OK_LEN);	/* tag */
+	EXPECT_EQ(-1, ls_oob_hdr_parse(b, LS_OOB_HDR_LEN, &h, LS_OOB_MAX_PAYLOAD, &err));
+	EXPECT_STREQ("AUTH_PROOF", ls_oob_type_name(LS_OOB_AUTH_PROOF));
+	EXPECT_STREQ("AUTH_OK", ls_oob_type_name(LS_OOB_AUTH_OK));
 }
 
 TEST(error_and_stamps)

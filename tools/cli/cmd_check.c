@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "auth.h"
 #include "commands.h"
 #include "counters.h"
 #include "icmp.h"
@@ -48,6 +49,7 @@ struct check_opts {
 	uint64_t iters;
 	unsigned int qp_timeout;
 	unsigned int oob_port;		/* 0: the probe's default */
+	const char *key_file;		/* --key: the responder's shared key */
 	unsigned int ping_count;
 	struct ls_thresholds th;	/* the breakdown's thresholds and parser */
 	bool json;
@@ -88,6 +90,7 @@ static void check_usage(FILE *fp)
 		"  -n, --iters N            probe iterations (default 1000)\n"
 		"  -u, --qp-timeout T       QP local ACK timeout exponent (default 14)\n"
 		"  -p, --port P             probe's out-of-band TCP port\n"
+		"      --key FILE           the responder's shared key (its --key)\n"
 		"  -c, --ping-count N       ICMP echoes (default 20)\n"
 		"      --normal-us LO-HI    normal 4 B one-way latency range (default 1.5-3)\n"
 		"      --abnormal-us X      abnormal above X (default 5)\n"
@@ -99,7 +102,7 @@ static void check_usage(FILE *fp)
 }
 
 /* The options of check. */
-enum { OPT_NORMAL = 256, OPT_ABNORMAL, OPT_HURT };
+enum { OPT_NORMAL = 256, OPT_ABNORMAL, OPT_HURT, OPT_KEY };
 
 #define CO struct check_opts
 
@@ -111,6 +114,7 @@ static const struct ls_opt check_options[] = {
 	LS_OPT_U64("iters", 'n', CO, iters, 10, 100000000),
 	LS_OPT_U64("qp-timeout", 'u', CO, qp_timeout, 1, 31),
 	LS_OPT_U64("port", 'p', CO, oob_port, 1, 65535),
+	LS_OPT_STR("key", OPT_KEY, CO, key_file),
 	LS_OPT_U64("ping-count", 'c', CO, ping_count, 1, 100000),
 	LS_OPT_HOOK("normal-us", OPT_NORMAL, CO, th, ls_opt_normal_us),
 	LS_OPT_USEC("abnormal-us", OPT_ABNORMAL, CO, th.abnormal_ns, 0, 1e9),
@@ -148,6 +152,19 @@ static int check_parse(int argc, char **argv, struct check_opts *o)
 	}
 	if (ls_thresholds_check(&o->th, &err))
 		goto bad;
+	if (o->key_file && !o->peer) {
+		ls_errf(&err, "--key needs a PEER to probe");
+		goto bad;
+	}
+	if (o->key_file) {
+		struct ls_auth_key key;
+
+		if (ls_auth_key_load(o->key_file, &key, &err)) {
+			ls_err_wrap(&err, "--key");
+			goto bad;
+		}
+		ls_auth_key_wipe(&key);
+	}
 	o->window_ns = (uint64_t)(o->window_s * 1e9);
 	return 0;
 bad:
@@ -436,6 +453,7 @@ static void measure_peer(struct check_ctx *cx)
 	po.iters = cx->o.iters;
 	po.qp_timeout = cx->o.qp_timeout;
 	po.peer = cx->o.peer;
+	po.key_file = cx->o.key_file;
 	if (cx->o.oob_port)
 		po.port = (uint16_t)cx->o.oob_port;
 	memset(&res, 0, sizeof(res));

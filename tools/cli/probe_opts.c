@@ -2,6 +2,7 @@
 /* The probe's command-line options, shared by the commands that run it (probe, breakdown). */
 #include "probe_opts.h"
 
+#include "auth.h"
 #include "io.h"
 #include "peers.h"
 
@@ -58,6 +59,9 @@ const struct ls_opt ls_probe_optv[LS_PROBE_NR_OPTS] = {
 	LS_OPT_DUR("connect-timeout", LS_PO_CTMO, PO, connect_timeout_ns),
 	LS_OPT_DUR("wait-timeout", LS_PO_WTMO, PO, wait_timeout_ns),
 	LS_OPT_DUR("listen-timeout", LS_PO_LTMO, PO, listen_timeout_ns),
+	LS_OPT_STR("bind", LS_PO_BIND, PO, bind),
+	LS_OPT_STR("key", LS_PO_KEY, PO, key_file),
+	LS_OPT_FLAG("insecure", LS_PO_INSECURE, PO, insecure),
 };
 
 /* Print the shared options' help (see probe_opts.h). */
@@ -78,7 +82,12 @@ void ls_probe_help(FILE *fp, const struct ls_probe_help *h)
 "  -R, --rdma-cm             connect the QP with rdma_cm\n"
 "      --connect-timeout DUR connect and handshake timeout (default 5s)\n"
 "%s"
-"      --listen-timeout DUR  responder: give up without a prober (default: never)\n",
+"      --listen-timeout DUR  responder: give up without a prober (default: never)\n"
+"      --key FILE            shared key (16..4096 bytes, mode 0600): the prober and\n"
+"                            the responder prove it to each other\n"
+"      --insecure            responder: serve any prober, without a key\n"
+"      --bind ADDR           responder: listen on ADDR (default: the RDMA device's\n"
+"                            own IP address, from its GID; any: every address)\n",
 		h->after_size, h->iters, h->duration, h->cpu, LS_OOB_DEFAULT_PORT, h->wait);
 }
 
@@ -88,8 +97,18 @@ int ls_probe_opts_finish(struct ls_probe_opts *o, bool prober, const char *peers
 {
 	struct ls_err err = { 0 };
 
+	struct ls_auth_key key;
+
 	if (ls_probe_opts_check(o, prober, &err))
 		return ls_opts_exit(LS_EXIT_USAGE, cmd, &err);
+	/* A bad key file fails here, before any device is opened; the run reads it again. */
+	if (o->key_file) {
+		if (ls_auth_key_load(o->key_file, &key, &err)) {
+			ls_err_wrap(&err, "--key");
+			return ls_opts_exit(LS_EXIT_USAGE, cmd, &err);
+		}
+		ls_auth_key_wipe(&key);
+	}
 	if (peers) {
 		if (ls_peers_load(peers, plist, &err))
 			return ls_opts_exit(LS_EXIT_USAGE, cmd, &err);

@@ -18,10 +18,13 @@ enum {
 	LS_PO_CTMO,
 	LS_PO_WTMO,
 	LS_PO_LTMO,
+	LS_PO_BIND,
+	LS_PO_KEY,
+	LS_PO_INSECURE,
 };
 
 /* How many shared options there are. */
-#define LS_PROBE_NR_OPTS 16
+#define LS_PROBE_NR_OPTS 19
 
 /*
  * The shared options, their values into a struct ls_probe_opts: a command

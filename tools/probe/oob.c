@@ -60,6 +60,7 @@ static const char *const type_names[LS_OOB_NR_TYPES] = {
 	[LS_OOB_HELLO] = "HELLO", [LS_OOB_ACCEPT] = "ACCEPT", [LS_OOB_RUN] = "RUN",
 	[LS_OOB_READY] = "READY", [LS_OOB_END] = "END", [LS_OOB_STAMPS] = "STAMPS",
 	[LS_OOB_BLOB] = "BLOB", [LS_OOB_BYE] = "BYE", [LS_OOB_ERROR] = "ERROR",
+	[LS_OOB_AUTH] = "AUTH", [LS_OOB_AUTH_PROOF] = "AUTH_PROOF", [LS_OOB_AUTH_OK] = "AUTH_OK",
 };
 
 /* Name of a message type for logs. */
@@ -93,6 +94,9 @@ static uint32_t type_max_len(uint16_t type)
 	case LS_OOB_END:	return LS_OOB_RUN_LEN;
 	case LS_OOB_ERROR:	return LS_OOB_ERROR_MAX_LEN;
 	case LS_OOB_BYE:	return 0;
+	case LS_OOB_AUTH:	return LS_OOB_AUTH_LEN;
+	case LS_OOB_AUTH_PROOF:	return LS_OOB_AUTH_PROOF_LEN;
+	case LS_OOB_AUTH_OK:	return LS_OOB_AUTH_OK_LEN;
 	default:		return LS_OOB_MAX_PAYLOAD;
 	}
 }
@@ -333,6 +337,76 @@ int ls_oob_error_parse(const uint8_t *p, size_t len, struct ls_oob_error *m,
 		m->text[i] = (char)p[6 + i];
 	}
 	m->text[n] = '\0';
+	return 0;
+}
+
+/* Encode AUTH; returns its length. */
+size_t ls_oob_auth_encode(const struct ls_oob_auth *m, uint8_t *out)
+{
+	out[0] = m->mode;
+	out[1] = out[2] = out[3] = 0;
+	memcpy(out + 4, m->nonce, LS_OOB_NONCE_LEN);
+	return LS_OOB_AUTH_LEN;
+}
+
+/* Parse AUTH strictly: a known mode, reserved bytes zero, no nonce when insecure. */
+int ls_oob_auth_parse(const uint8_t *p, size_t len, struct ls_oob_auth *m,
+		      struct ls_err *err)
+{
+	static const uint8_t zero[LS_OOB_NONCE_LEN];
+
+	memset(m, 0, sizeof(*m));
+	if (len != LS_OOB_AUTH_LEN)
+		return ls_errf(err, "AUTH: %zu bytes, expected %d", len,
+				LS_OOB_AUTH_LEN);
+	m->mode = p[0];
+	if (p[1] || p[2] || p[3])
+		return ls_errf(err, "AUTH: reserved bytes not zero");
+	if (m->mode > LS_OOB_AUTH_HMAC_SHA256)
+		return ls_errf(err, "AUTH: unknown mode %u", m->mode);
+	memcpy(m->nonce, p + 4, LS_OOB_NONCE_LEN);
+	if (m->mode == LS_OOB_AUTH_INSECURE && memcmp(m->nonce, zero, sizeof(zero)))
+		return ls_errf(err, "AUTH: insecure mode with a nonce");
+	return 0;
+}
+
+/* Encode AUTH_PROOF; returns its length. */
+size_t ls_oob_auth_proof_encode(const struct ls_oob_auth_proof *m, uint8_t *out)
+{
+	memcpy(out, m->nonce, LS_OOB_NONCE_LEN);
+	memcpy(out + LS_OOB_NONCE_LEN, m->mac, LS_OOB_MAC_LEN);
+	return LS_OOB_AUTH_PROOF_LEN;
+}
+
+/* Parse AUTH_PROOF strictly (exact length). */
+int ls_oob_auth_proof_parse(const uint8_t *p, size_t len, struct ls_oob_auth_proof *m,
+			    struct ls_err *err)
+{
+	memset(m, 0, sizeof(*m));
+	if (len != LS_OOB_AUTH_PROOF_LEN)
+		return ls_errf(err, "AUTH_PROOF: %zu bytes, expected %d", len,
+				LS_OOB_AUTH_PROOF_LEN);
+	memcpy(m->nonce, p, LS_OOB_NONCE_LEN);
+	memcpy(m->mac, p + LS_OOB_NONCE_LEN, LS_OOB_MAC_LEN);
+	return 0;
+}
+
+/* Encode AUTH_OK; returns its length. */
+size_t ls_oob_auth_ok_encode(const struct ls_oob_auth_ok *m, uint8_t *out)
+{
+	memcpy(out, m->mac, LS_OOB_MAC_LEN);
+	return LS_OOB_AUTH_OK_LEN;
+}
+
+/* Parse AUTH_OK strictly (exact length). */
+int ls_oob_auth_ok_parse(const uint8_t *p, size_t len, struct ls_oob_auth_ok *m,
+			 struct ls_err *err)
+{
+	memset(m, 0, sizeof(*m));
+	if (len != LS_OOB_AUTH_OK_LEN)
+		return ls_errf(err, "AUTH_OK: %zu bytes, expected %d", len,
+				LS_OOB_AUTH_OK_LEN);
+	memcpy(m->mac, p, LS_OOB_MAC_LEN);
 	return 0;
 }
 

@@ -28,7 +28,7 @@
 #include "util.h"
 
 #define LS_OOB_MAGIC		0x4c535042u	/* "LSPB" */
-#define LS_OOB_VERSION		1
+#define LS_OOB_VERSION		2	/* 2: AUTH frames open every session */
 #define LS_OOB_HDR_LEN		16
 #define LS_OOB_DEFAULT_PORT	19515		/* perftest uses 18515 */
 /* Largest payload any frame may carry (responder stamps of a long run). */
@@ -47,6 +47,9 @@ enum ls_oob_type {
 	LS_OOB_BLOB	= 7,	/* either way: caller's tagged payload */
 	LS_OOB_BYE	= 8,	/* either way: session over */
 	LS_OOB_ERROR	= 9,	/* either way: code + text, then close */
+	LS_OOB_AUTH	= 10,	/* responder -> prober, first: mode + responder nonce */
+	LS_OOB_AUTH_PROOF = 11,	/* prober -> responder: prober nonce + its proof */
+	LS_OOB_AUTH_OK	= 12,	/* responder -> prober: the responder's proof */
 	LS_OOB_NR_TYPES
 };
 
@@ -109,6 +112,28 @@ struct ls_oob_error {
 	char text[LS_OOB_TEXT_MAX + 1];
 };
 
+/* AUTH modes: how the responder admits probers (see auth.h). */
+enum ls_oob_auth_mode { LS_OOB_AUTH_INSECURE = 0, LS_OOB_AUTH_HMAC_SHA256 = 1 };
+#define LS_OOB_NONCE_LEN	32
+#define LS_OOB_MAC_LEN		32	/* HMAC-SHA-256 */
+
+/* AUTH: the responder's first frame. Payload: mode, 3 reserved zero bytes, nonce. */
+struct ls_oob_auth {
+	uint8_t mode;		/* enum ls_oob_auth_mode */
+	uint8_t nonce[LS_OOB_NONCE_LEN];	/* responder's; all zero when insecure */
+};
+
+/* AUTH_PROOF: the prober's nonce and its proof of the key. */
+struct ls_oob_auth_proof {
+	uint8_t nonce[LS_OOB_NONCE_LEN];
+	uint8_t mac[LS_OOB_MAC_LEN];
+};
+
+/* AUTH_OK: the responder's proof of the key. */
+struct ls_oob_auth_ok {
+	uint8_t mac[LS_OOB_MAC_LEN];
+};
+
 /* One control connection. */
 struct ls_oob {
 	int fd;
@@ -133,10 +158,16 @@ size_t ls_oob_hello_encode(const struct ls_oob_hello *m, uint8_t *out);
 size_t ls_oob_accept_encode(const struct ls_oob_accept *m, uint8_t *out);
 size_t ls_oob_run_encode(const struct ls_oob_run *m, uint8_t *out);
 size_t ls_oob_error_encode(const struct ls_oob_error *m, uint8_t *out);
+size_t ls_oob_auth_encode(const struct ls_oob_auth *m, uint8_t *out);
+size_t ls_oob_auth_proof_encode(const struct ls_oob_auth_proof *m, uint8_t *out);
+size_t ls_oob_auth_ok_encode(const struct ls_oob_auth_ok *m, uint8_t *out);
 #define LS_OOB_HELLO_MAX_LEN	(36 + 4 * LS_OOB_MAX_SIZES + 44)
 #define LS_OOB_ACCEPT_LEN	(4 + 44)
 #define LS_OOB_RUN_LEN		16
 #define LS_OOB_ERROR_MAX_LEN	(6 + LS_OOB_TEXT_MAX)
+#define LS_OOB_AUTH_LEN		(4 + LS_OOB_NONCE_LEN)
+#define LS_OOB_AUTH_PROOF_LEN	(LS_OOB_NONCE_LEN + LS_OOB_MAC_LEN)
+#define LS_OOB_AUTH_OK_LEN	LS_OOB_MAC_LEN
 /* Strict payload parsers. */
 int ls_oob_hello_parse(const uint8_t *p, size_t len, struct ls_oob_hello *m,
 		       struct ls_err *err);
@@ -146,6 +177,12 @@ int ls_oob_run_parse(const uint8_t *p, size_t len, struct ls_oob_run *m,
 		     struct ls_err *err);
 int ls_oob_error_parse(const uint8_t *p, size_t len, struct ls_oob_error *m,
 		       struct ls_err *err);
+int ls_oob_auth_parse(const uint8_t *p, size_t len, struct ls_oob_auth *m,
+		      struct ls_err *err);
+int ls_oob_auth_proof_parse(const uint8_t *p, size_t len, struct ls_oob_auth_proof *m,
+			    struct ls_err *err);
+int ls_oob_auth_ok_parse(const uint8_t *p, size_t len, struct ls_oob_auth_ok *m,
+			 struct ls_err *err);
 /* STAMPS payload: u64 count, then count pairs of u64 (start, end). */
 size_t ls_oob_stamps_len(uint64_t count);
 void ls_oob_stamps_encode(const uint64_t *pairs, uint64_t count, uint8_t *out);

@@ -408,6 +408,8 @@ static int client_session(struct probe *p, struct ls_err *err)
 	struct rdma_cm_event *ev;
 	int rc;
 
+	if (ls_auth_join(&p->oob, p->key, o->connect_timeout_ns, err))
+		return -1;
 	if (o->rdma_cm && probe_cm_client_resolve(p, err))
 		return -1;
 	if (probe_create_resources(p, o->sizes, o->nsizes, err))
@@ -477,11 +479,17 @@ int ls_probe_run_client(const struct ls_probe_opts *o, struct ls_probe_result *r
 			struct ls_err *err)
 {
 	struct probe p = { .o = o, .r = r, .prober = true, .oob = { .fd = -1 } };
+	struct ls_auth_key key;
 	int rc;
 
 	result_init(r, o, true);
 	if (ls_probe_opts_check(o, true, err) || pin_cpu(o, r, err))
 		return -1;
+	if (o->key_file) {
+		if (ls_auth_key_load(o->key_file, &key, err))
+			return ls_err_wrap(err, "--key");
+		p.key = &key;
+	}
 	snprintf(r->peer, sizeof(r->peer), "%s:%u", o->peer, o->port);
 	/* Bad device, port or GID fail here, before the network is touched. */
 	if ((!o->rdma_cm || o->device) && (probe_open_device(&p, err) || probe_query_port(&p, err))) {
@@ -514,6 +522,8 @@ out:
 		rdma_destroy_event_channel(p.cm_ch);
 	if (p.ctx && p.ctx_owned)
 		ibv_close_device(p.ctx);
+	if (p.key)
+		ls_auth_key_wipe(&key);
 	return rc;
 }
 
@@ -620,20 +630,39 @@ int ls_probe_run_server(const struct ls_probe_opts *o, struct ls_probe_result *r
 			struct ls_err *err)
 {
 	struct probe p = { .o = o, .r = r, .prober = false, .oob = { .fd = -1 } };
+	char addr[INET6_ADDRSTRLEN];
+	struct ls_auth_key key;
 	int lfd = -1, rc = -1;
 	unsigned int served = 0;
 
 	result_init(r, o, false);
 	if (ls_probe_opts_check(o, false, err) || pin_cpu(o, r, err))
 		return -1;
+	if (o->key_file) {
+		if (ls_auth_key_load(o->key_file, &key, err))
+			return ls_err_wrap(err, "--key");
+		p.key = &key;
+	}
 	/* Fail early on a bad device or GID, before anyone connects. */
 	if (probe_open_device(&p, err) || probe_query_port(&p, err))
 		goto out;
+	if (!o->bind) {
+		if (ls_probe_gid_bind_addr(p.gid.raw, addr, sizeof(addr), err)) {
+			ls_err_wrap(err, "%s port %u GID %d", r->dev.name, o->ib_port,
+				    r->dev.gid_index);
+			goto out;
+		}
+		p.bind = addr;
+	} else if (!ls_probe_bind_any(o->bind)) {
+		p.bind = o->bind;
+	}
 	if (o->rdma_cm && probe_cm_server_listen(&p, err))
 		goto out;
-	if (ls_oob_listen(o->peer, o->port, &lfd, err))
+	if (ls_oob_listen(p.bind, o->port, &lfd, err))
 		goto out;
-	note(&p, "responder listening on port %u (%s port %u, GID %d %s)", o->port,
+	note(&p, "responder listening on %s port %u, %s (%s port %u, GID %d %s)",
+	     p.bind ? p.bind : "every address", o->port,
+	     p.key ? "probers must prove the key" : "insecure: any prober is served",
 	     r->dev.name, o->ib_port, r->dev.gid_index, r->dev.gid);
 	for (;;) {
 		struct ls_err se = { 0 };
@@ -659,7 +688,9 @@ int ls_probe_run_server(const struct ls_probe_opts *o, struct ls_probe_result *r
 		}
 		snprintf(r->peer, sizeof(r->peer), "%s", p.oob.peer);
 		p.o = o;
-		rc = o->session_start ? o->session_start(o->arg, &se) : 0;
+		rc = ls_auth_serve(&p.oob, p.key, o->connect_timeout_ns, &se);
+		if (!rc && o->session_start)
+			rc = o->session_start(o->arg, &se);
 		if (!rc)
 			rc = server_session(&p, &se);
 		if (rc) {
@@ -689,5 +720,7 @@ out:
 		rdma_destroy_event_channel(p.cm_ch);
 	if (p.ctx && p.ctx_owned)
 		ibv_close_device(p.ctx);
+	if (p.key)
+		ls_auth_key_wipe(&key);
 	return rc;
 }

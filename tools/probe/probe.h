@@ -19,6 +19,7 @@
 #define LS_PROBE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "oob.h"
@@ -52,7 +53,15 @@ struct ls_probe_opts {
 	bool events;			/* completion channel instead of busy poll */
 	unsigned int qp_timeout;	/* IB local ACK timeout exponent (4.096 us * 2^t) */
 	int cpu;			/* pin to this CPU, -1 = no pinning */
-	const char *peer;		/* prober: responder host; responder: bind host or NULL */
+	const char *peer;		/* prober: the responder's host; responder: NULL */
+	/*
+	 * Responder: the address to listen on. NULL: the device's own (from
+	 * its GID, see ls_probe_gid_bind_addr); "any", "0.0.0.0" or "::": every
+	 * address.
+	 */
+	const char *bind;
+	const char *key_file;		/* shared key (auth.h), both sides; NULL: none */
+	bool insecure;			/* responder: serve anyone, without a key */
 	uint16_t port;			/* OOB TCP port (and rdma_cm port) */
 	bool rdma_cm;			/* connect the QP with rdma_cm */
 	uint64_t connect_timeout_ns;	/* connecting / handshake */
@@ -148,7 +157,10 @@ struct ls_probe_result {
 
 /* Defaults: port 1, auto GID, 4 B, 1000 iters, WRITE, poll, timeout 14, 5 s / 10 s. */
 void ls_probe_opts_init(struct ls_probe_opts *o);
-/* Validate the options alone (not the device); 0 or an error. */
+/*
+ * Validate the options alone (not the device, not the key file's content); 0
+ * or an error. A responder needs key_file or insecure.
+ */
 int ls_probe_opts_check(const struct ls_probe_opts *o, bool is_prober, struct ls_err *err);
 /*
  * Run a session as the prober against o->peer. On a fault after runs
@@ -165,6 +177,14 @@ int ls_probe_run_client(const struct ls_probe_opts *o, struct ls_probe_result *r
  */
 int ls_probe_run_server(const struct ls_probe_opts *o, struct ls_probe_result *r,
 			struct ls_err *err);
+/* Whether a --bind value means every address ("any", "0.0.0.0", "::"). */
+bool ls_probe_bind_any(const char *bind);
+/*
+ * The address a responder listens on by default, from the 16 raw bytes of
+ * its GID: a.b.c.d of an IPv4-mapped ::ffff:a.b.c.d, or an IPv6 GID that is
+ * a global unicast address; anything else fails (give --bind).
+ */
+int ls_probe_gid_bind_addr(const uint8_t gid[16], char *buf, size_t len, struct ls_err *err);
 /* Free what a run_* call allocated (idempotent). */
 void ls_probe_result_free(struct ls_probe_result *r);
 

@@ -6,7 +6,9 @@
  */
 #include "probe.h"
 
+#include <arpa/inet.h>
 #include <infiniband/verbs.h>
+#include <netinet/in.h>
 #include <string.h>
 
 /* ---- small helpers ---- */
@@ -90,6 +92,19 @@ int ls_probe_opts_check(const struct ls_probe_opts *o, bool is_prober, struct ls
 {
 	if (is_prober && (!o->peer || !*o->peer))
 		return ls_errf(err, "prober needs a peer host");
+	if (is_prober && o->bind)
+		return ls_errf(err, "--bind is the responder's");
+	if (is_prober && o->insecure)
+		return ls_errf(err, "--insecure is the responder's (a prober without --key is "
+			       "served by an insecure responder)");
+	if (!is_prober && o->key_file && o->insecure)
+		return ls_errf(err, "--key and --insecure exclude each other");
+	if (!is_prober && !o->key_file && !o->insecure)
+		return ls_errf(err, "a responder needs --key FILE (only probers with the same key may "
+			       "connect) or --insecure (anyone who reaches TCP port %u may connect, "
+			       "drive RDMA traffic and receive this host's kernel records)", o->port);
+	if (o->bind && !*o->bind)
+		return ls_errf(err, "--bind: empty address");
 	if (!o->nsizes || o->nsizes > LS_PROBE_MAX_SIZES)
 		return ls_errf(err, "need 1..%d message sizes", LS_PROBE_MAX_SIZES);
 	for (unsigned int i = 0; i < o->nsizes; i++)
@@ -116,5 +131,38 @@ int ls_probe_opts_check(const struct ls_probe_opts *o, bool is_prober, struct ls
 		return ls_errf(err, "timeouts must be positive");
 	if (o->rdma_cm && o->mtu)
 		return ls_errf(err, "-m cannot be combined with -R: rdma_cm takes the path MTU from the route");
+	return 0;
+}
+
+/* Whether a --bind value means every address. */
+bool ls_probe_bind_any(const char *bind)
+{
+	return bind && (!strcmp(bind, "any") || !strcmp(bind, "0.0.0.0") || !strcmp(bind, "::"));
+}
+
+/* The responder's default address from its GID's raw bytes. */
+int ls_probe_gid_bind_addr(const uint8_t gid[16], char *buf, size_t len, struct ls_err *err)
+{
+	const struct in6_addr *a = (const struct in6_addr *)gid;
+	char s[INET6_ADDRSTRLEN] = "?";
+
+	inet_ntop(AF_INET6, gid, s, sizeof(s));
+	if (IN6_IS_ADDR_V4MAPPED(a)) {
+		uint32_t v4 = (uint32_t)gid[12] << 24 | gid[13] << 16 | gid[14] << 8 | gid[15];
+
+		/* 0.0.0.0/8, 127/8, multicast and above: not an address to listen on */
+		if (!(v4 >> 24) || v4 >> 24 == 127 || v4 >= 0xe0000000u)
+			return ls_errf(err, "the GID %s holds no unicast IPv4 address to listen on: "
+				       "give --bind ADDR (or --bind any)", s);
+		if (!inet_ntop(AF_INET, gid + 12, buf, (socklen_t)len))
+			return ls_errf(err, "GID %s: address does not fit", s);
+		return 0;
+	}
+	if (IN6_IS_ADDR_UNSPECIFIED(a) || IN6_IS_ADDR_LOOPBACK(a) || IN6_IS_ADDR_MULTICAST(a) ||
+	    IN6_IS_ADDR_LINKLOCAL(a) || IN6_IS_ADDR_SITELOCAL(a) || IN6_IS_ADDR_V4COMPAT(a))
+		return ls_errf(err, "the GID %s is not a routable unicast IP address to listen on "
+			       "(a link-local or IB GID): give --bind ADDR (or --bind any)", s);
+	if (!inet_ntop(AF_INET6, gid, buf, (socklen_t)len))
+		return ls_errf(err, "GID %s: address does not fit", s);
 	return 0;
 }

@@ -29,6 +29,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "auth.h"
 #include "io.h"
 #include "probe.h"
 
@@ -60,6 +61,8 @@ struct probe {
 	struct ls_probe_result *r;
 	bool prober;
 	struct ls_oob oob;
+	const struct ls_auth_key *key;	/* o->key_file's key, NULL without one */
+	const char *bind;		/* responder: the address listened on, NULL: any */
 
 	struct ibv_context *ctx;
 	bool ctx_owned;

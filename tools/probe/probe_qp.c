@@ -400,7 +400,7 @@ int probe_cm_server_listen(struct probe *p, struct ls_err *err)
 {
 	struct sockaddr_storage ss;
 
-	if (cm_channel(p, err) || cm_addr(p->o->peer, p->o->port, true, &ss, err))
+	if (cm_channel(p, err) || cm_addr(p->bind, p->o->port, true, &ss, err))
 		return -1;
 	if (rdma_create_id(p->cm_ch, &p->cm_listen, p, RDMA_PS_TCP))
 		return ls_errnof(err, errno, "rdma_cm: create id");
