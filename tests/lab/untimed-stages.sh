@@ -85,7 +85,7 @@ check "$kver: reload latsplit.ko with the default limit" kmod_load 0
 
 # breakdown: a prober whose NAPI is threaded loses its NAPI time.
 PORT=19671
-lab_bg 1 "$B breakdown -p $PORT -u 20 -b none --listen-timeout 120 > $W/resp.log 2>&1" > /dev/null
+lab_bg 1 "$B breakdown -p $PORT -u 20 -b none --insecure --listen-timeout 120 > $W/resp.log 2>&1" > /dev/null
 lab_exec 0 "echo 1 > /sys/class/net/eth0/threaded" >/dev/null
 lab_wait_listening 1 "$W/resp.log" || diag "responder: $(cat "$W/resp.log")"
 if out=$(lab_exec_t 600 0 "$B breakdown -p $PORT -u 20 -b kmod -n 200 --json 192.0.2.2 > $W/bd.json" 2>&1); then
