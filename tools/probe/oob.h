@@ -36,6 +36,11 @@
 #define LS_OOB_MAX_SIZES	32		/* sizes in one sweep */
 #define LS_OOB_TEXT_MAX		200		/* error text */
 #define LS_OOB_MAX_COUNT	(1u << 23)	/* samples per run */
+/* Control sockets: keepalive after 5 s idle, 3 probes 2 s apart; 15 s unacked data. */
+#define LS_OOB_KEEPIDLE		5
+#define LS_OOB_KEEPINTVL	2
+#define LS_OOB_KEEPCNT		3
+#define LS_OOB_USER_TIMEOUT_MS	15000
 
 enum ls_oob_type {
 	LS_OOB_HELLO	= 1,	/* prober -> responder: parameters + QP */

@@ -95,7 +95,26 @@ struct probe {
 	bool end_seen;			/* responder: END arrived during the run */
 	struct ls_probe_opts eff;	/* responder: options as the prober set them */
 	struct ls_oob_run end_msg;
+	struct ls_probe_limits lim;	/* responder: what a prober may ask (resolved) */
+	uint64_t kept;			/* responder: samples held by the session's runs */
+	uint64_t run_wait_ns;		/* responder: longest wait for this run's END */
 };
+
+struct probe_acceptor;
+
+/* probe_accept.c */
+/*
+ * Start the thread that owns the listening socket: it hands a connection
+ * to the session loop when that is idle and refuses others with "busy".
+ */
+int probe_acceptor_start(struct probe_acceptor **ap, int lfd, bool quiet, struct ls_err *err);
+/* Wait for the next connection handed over (timeout_ns 0: forever). */
+int probe_acceptor_next(struct probe_acceptor *a, uint64_t timeout_ns, struct ls_oob *c,
+			struct ls_err *err);
+/* The session on the last connection handed over ended: take the next one. */
+void probe_acceptor_idle(struct probe_acceptor *a);
+/* Stop the thread and free it (NULL is fine). */
+void probe_acceptor_stop(struct probe_acceptor *a);
 
 /* probe_dev.c */
 /* Open the device by name (or the first one), listing the existing ones on failure. */
