@@ -25,24 +25,68 @@ struct probe_acceptor {
 	char serving[80];		/* peer of the active session */
 };
 
-/*
- * Half-close after our last frame and read what the peer still sends (its
- * HELLO) for a moment: closing with unread data would reset the connection
- * and the peer could lose our ERROR frame.
- */
-static void drain_close(struct ls_oob *c)
-{
-	uint64_t deadline = ls_now_ns() + 300000000ull;
-	struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
-	uint8_t scratch[512];
+/* A refused connection is read for this long (or until its EOF) before close. */
+#define DRAIN_NS	500000000ull
+#define MAX_DRAIN	16
 
+/* A refused connection being drained: its fd and when it is closed anyway. */
+struct drain {
+	int fd;
+	uint64_t deadline;
+};
+
+/*
+ * Refused connections are half-closed after our ERROR and read until the
+ * peer closes or DRAIN_NS passes: closing with unread data (its HELLO) would
+ * reset the connection and the peer could lose our ERROR frame. They sit in
+ * the acceptor's poll set, so a peer that never closes delays nobody.
+ */
+static void drain_add(struct drain *d, unsigned int *n, struct ls_oob *c)
+{
 	shutdown(c->fd, SHUT_WR);
-	while (ls_now_ns() < deadline &&
-	       poll(&pfd, 1, (int)((deadline - ls_now_ns()) / 1000000) + 1) > 0) {
-		if (recv(c->fd, scratch, sizeof(scratch), MSG_DONTWAIT) <= 0)
-			break;
+	if (*n == MAX_DRAIN) {		/* full: the oldest goes first */
+		close(d[0].fd);
+		memmove(d, d + 1, (MAX_DRAIN - 1) * sizeof(*d));
+		(*n)--;
 	}
-	ls_oob_close(c);
+	d[(*n)++] = (struct drain){ c->fd, ls_now_ns() + DRAIN_NS };
+	c->fd = -1;
+}
+
+/* Read what draining connections sent; close those at EOF or past their time. */
+static void drain_step(struct drain *d, unsigned int *n, const struct pollfd *pfd)
+{
+	uint8_t scratch[512];
+	uint64_t now = ls_now_ns();
+	unsigned int i, k = 0;
+
+	for (i = 0; i < *n; i++) {
+		bool done = now >= d[i].deadline;
+		ssize_t r;
+
+		if (!done && pfd[i].revents) {
+			r = recv(d[i].fd, scratch, sizeof(scratch), MSG_DONTWAIT);
+			done = !r || (r < 0 && errno != EAGAIN && errno != EINTR);
+		}
+		if (done)
+			close(d[i].fd);
+		else
+			d[k++] = d[i];
+	}
+	*n = k;
+}
+
+/* Milliseconds until the first drain deadline (-1: none). */
+static int drain_timeout(const struct drain *d, unsigned int n)
+{
+	uint64_t now = ls_now_ns(), first = UINT64_MAX;
+
+	for (unsigned int i = 0; i < n; i++)
+		if (d[i].deadline < first)
+			first = d[i].deadline;
+	if (first == UINT64_MAX)
+		return -1;
+	return first <= now ? 0 : (int)((first - now) / 1000000) + 1;
 }
 
 /* Refuse a connection while another prober is served; log it. */
@@ -56,46 +100,56 @@ static void refuse_busy(struct probe_acceptor *a, struct ls_oob *c, const char *
 	if (!a->quiet)
 		fprintf(stderr, "latsplit probe: refused prober %s: busy serving %s\n",
 			c->peer, serving);
-	drain_close(c);
 }
 
-/* The thread: accept, hand over when idle, else refuse with busy. */
+/* Take one connection: hand it over when idle, else refuse it with busy. */
+static void take(struct probe_acceptor *a, struct drain *d, unsigned int *n)
+{
+	struct ls_err e = { 0 };
+	struct ls_oob c;
+	char serving[80];
+
+	/* The listening socket is non-blocking: a vanished peer is EAGAIN. */
+	if (ls_oob_accept_conn(a->lfd, 1000000, &c, &e))
+		return;
+	pthread_mutex_lock(&a->lock);
+	if (!a->busy) {
+		a->busy = a->have = true;
+		a->conn = c;
+		snprintf(a->serving, sizeof(a->serving), "%s", c.peer);
+		pthread_cond_signal(&a->cond);
+		pthread_mutex_unlock(&a->lock);
+		return;
+	}
+	snprintf(serving, sizeof(serving), "%s", a->serving);
+	pthread_mutex_unlock(&a->lock);
+	refuse_busy(a, &c, serving);
+	drain_add(d, n, &c);
+}
+
+/* The thread: sleep in poll until a connection, a draining peer or stop. */
 static void *acceptor_main(void *arg)
 {
 	struct probe_acceptor *a = arg;
-	struct pollfd pfd[2] = { { .fd = a->lfd, .events = POLLIN },
-				 { .fd = a->wake[0], .events = POLLIN } };
+	struct pollfd pfd[2 + MAX_DRAIN];
+	struct drain d[MAX_DRAIN];
+	unsigned int n = 0;
 
 	for (;;) {
-		struct ls_err e = { 0 };
-		struct ls_oob c;
-		char serving[80];
-
-		if (poll(pfd, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
+		pfd[0] = (struct pollfd){ .fd = a->lfd, .events = POLLIN };
+		pfd[1] = (struct pollfd){ .fd = a->wake[0], .events = POLLIN };
+		for (unsigned int i = 0; i < n; i++)
+			pfd[2 + i] = (struct pollfd){ .fd = d[i].fd, .events = POLLIN };
+		if (poll(pfd, 2 + n, drain_timeout(d, n)) < 0 && errno != EINTR)
 			break;
-		}
 		if (pfd[1].revents)
 			break;
-		if (!(pfd[0].revents & POLLIN))
-			continue;
-		/* The listening socket is non-blocking: a vanished peer is EAGAIN. */
-		if (ls_oob_accept_conn(a->lfd, 1000000, &c, &e))
-			continue;
-		pthread_mutex_lock(&a->lock);
-		if (!a->busy) {
-			a->busy = a->have = true;
-			a->conn = c;
-			snprintf(a->serving, sizeof(a->serving), "%s", c.peer);
-			pthread_cond_signal(&a->cond);
-			pthread_mutex_unlock(&a->lock);
-			continue;
-		}
-		snprintf(serving, sizeof(serving), "%s", a->serving);
-		pthread_mutex_unlock(&a->lock);
-		refuse_busy(a, &c, serving);
+		drain_step(d, &n, pfd + 2);
+		if (pfd[0].revents & POLLIN)
+			take(a, d, &n);
 	}
+	for (unsigned int i = 0; i < n; i++)
+		close(d[i].fd);
 	return NULL;
 }
 
