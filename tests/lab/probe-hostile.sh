@@ -123,7 +123,8 @@ ms=$(echo "$out" | sed -n 's/^rc=[0-9]* ms=\([0-9]*\)$/\1/p')
 if echo "$out" | grep -qE '^rc=[1-9]' && echo "$out" | grep -q 'busy: another prober (192\.0\.2\.1:[0-9]*) is being served' &&
    [ -n "$ms" ] && [ "$ms" -lt 4000 ]; then
 	ok "a second prober during an 8 s run is refused busy in $ms ms"
-else not_ok "a second prober during an 8 s run is refused busy promptly (< 4 s)" "$out"; fi
+else not_ok "a second prober during an 8 s run is refused busy promptly (< 4 s)" "$out" \
+	"first prober: $(cat "$W/long.err" 2>/dev/null)" "$(tail -5 "$W/resp.log")"; fi
 for _ in $(seq 60); do [ -s "$W/long.rc" ] && break; sleep 1; done
 if [ "$(cat "$W/long.rc" 2>/dev/null)" = 0 ] && python3 -c '
 import json, sys

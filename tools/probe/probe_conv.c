@@ -165,7 +165,7 @@ int ls_probe_check_hello(const struct ls_oob_hello *h, const struct ls_probe_lim
 	if (h->capacity > lim->max_samples && !h->iters)
 		return ls_errcf(err, LS_E_LIMIT, "a capacity of %llu samples exceeds the "
 				"responder's limit of %llu samples per run (raise it with "
-				"--max-samples; the prober's --max-samples lowers it)",
+				"--max-samples)",
 				(unsigned long long)h->capacity,
 				(unsigned long long)lim->max_samples);
 	if (h->duration_ns > lim->max_run_ns)
