@@ -144,6 +144,11 @@ TEST(header_checks)
 	EXPECT_NE(NULL, strstr(err.msg, "exceeds the limit of 1000"));
 	ls_oob_hdr_encode(b, LS_OOB_BYE, 0, 1);
 	EXPECT_EQ(-1, ls_oob_hdr_parse(b, sizeof(b), &h, 1000, &err));
+	/* An ERROR is read whatever the caller expected, up to its own limit. */
+	ls_oob_hdr_encode(b, LS_OOB_ERROR, 0, LS_OOB_ERROR_MAX_LEN);
+	EXPECT_EQ(0, ls_oob_hdr_parse(b, sizeof(b), &h, LS_OOB_ACCEPT_LEN, &err));
+	ls_oob_hdr_encode(b, LS_OOB_ERROR, 0, LS_OOB_ERROR_MAX_LEN + 1);
+	EXPECT_EQ(-1, ls_oob_hdr_parse(b, sizeof(b), &h, 1000, &err));
 }
 
 TEST(error_and_stamps)
@@ -200,6 +205,11 @@ TEST(socket_frames_blobs_errors)
 	ls_oob_send_error(&a, 5, "bad things");
 	EXPECT_EQ(-1, ls_oob_expect(&b, LS_OOB_READY, &m, 100, 1000000000ull, &err));
 	EXPECT_NE(NULL, strstr(err.msg, "reported: bad things"));
+	/* ... also one longer than the frame expected (a refusal's text while ACCEPT is due). */
+	ls_oob_send_error(&a, 16, "busy: another prober (192.0.2.1:40000) is being served; "
+			  "try again when its session ends");
+	EXPECT_EQ(-1, ls_oob_expect(&b, LS_OOB_ACCEPT, &m, LS_OOB_ACCEPT_LEN, 1000000000ull, &err));
+	EXPECT_NE(NULL, strstr(err.msg, "reported: busy: another prober"));
 	/* Nothing arrives: the receive times out. */
 	EXPECT_EQ(-1, ls_oob_recv(&b, &m, 100, 50000000ull, &err));
 	EXPECT_NE(NULL, strstr(err.msg, "timed out"));

@@ -122,7 +122,8 @@ int ls_oob_hdr_parse(const uint8_t *p, size_t len, struct ls_oob_hdr *h,
 		return ls_errf(err, "%s message with non-zero tag 0x%x",
 			       ls_oob_type_name(h->type), h->tag);
 	lim = type_max_len(h->type);
-	if (max_len < lim)
+	/* An ERROR (why the peer gives up) is read whatever the caller expected. */
+	if (max_len < lim && h->type != LS_OOB_ERROR)
 		lim = max_len;
 	if (h->length > lim)
 		return ls_errf(err, "%s message of %u bytes exceeds the limit of %u",

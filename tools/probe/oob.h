@@ -130,7 +130,10 @@ struct ls_oob_msg {
 
 /* Encode a frame header into 16 bytes. */
 void ls_oob_hdr_encode(uint8_t *out, uint16_t type, uint32_t tag, uint32_t length);
-/* Parse and validate a 16-byte header; max_len bounds the payload. */
+/*
+ * Parse and validate a 16-byte header; max_len bounds the payload, except an
+ * ERROR's (bounded by LS_OOB_ERROR_MAX_LEN: a peer's reason is always read).
+ */
 int ls_oob_hdr_parse(const uint8_t *p, size_t len, struct ls_oob_hdr *h,
 		     uint32_t max_len, struct ls_err *err);
 /* Encoders return the payload length written to out (out sized by the caller). */
