@@ -6,6 +6,8 @@
  * truncated frame, refuses a port in use and matches blob tags.
  */
 #include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -241,6 +243,20 @@ TEST(listen_port_in_use_and_connect)
 	EXPECT_NE(NULL, strstr(err.msg, "port already in use"));
 	ASSERT_EQ(0, ls_oob_connect("127.0.0.1", port, 1000000000ull, &c, &err));
 	ASSERT_EQ(0, ls_oob_accept_conn(l1, 1000000000ull, &s, &err));
+	/* Both ends notice a vanished peer: keepalive and a user timeout. */
+	for (int k = 0; k < 2; k++) {
+		int fd = k ? s.fd : c.fd, v = 0;
+		socklen_t vl = sizeof(v);
+
+		ASSERT_EQ(0, getsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &v, &vl));
+		EXPECT_EQ(1, v);
+		ASSERT_EQ(0, getsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &v, &vl));
+		EXPECT_EQ(LS_OOB_KEEPIDLE, v);
+		ASSERT_EQ(0, getsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &v, &vl));
+		EXPECT_EQ(LS_OOB_KEEPCNT, v);
+		ASSERT_EQ(0, getsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &v, &vl));
+		EXPECT_EQ(LS_OOB_USER_TIMEOUT_MS, v);
+	}
 	EXPECT_EQ(0, ls_oob_send(&c, LS_OOB_BYE, 0, NULL, 0, 1000000000ull, &err));
 	EXPECT_EQ(0, ls_oob_expect(&s, LS_OOB_BYE, &m, 0, 1000000000ull, &err));
 	free(m.payload);

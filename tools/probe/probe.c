@@ -410,6 +410,26 @@ static unsigned int qp_mtu(struct probe *p)
 	return ls_probe_ibv_to_mtu(qa.path_mtu);
 }
 
+/*
+ * Prober: a failure the responder may have explained (it refused us: busy,
+ * or a limit): its ERROR frame, if one comes within a second, replaces err.
+ */
+static int peer_reason(struct probe *p, struct ls_err *err)
+{
+	struct ls_err e = { 0 };
+	struct ls_oob_error oe;
+	struct ls_oob_msg m;
+	int rc;
+
+	if (ls_oob_recv(&p->oob, &m, LS_OOB_ERROR_MAX_LEN, 1000000000ull, &e))
+		return -1;
+	rc = m.hdr.type == LS_OOB_ERROR && !ls_oob_error_parse(m.payload, m.hdr.length, &oe, &e);
+	free(m.payload);
+	if (rc)
+		ls_errcf(err, LS_E_PEER, "peer %s reported: %s", p->oob.peer, oe.text);
+	return -1;
+}
+
 /* Prober session after the control connection is up. */
 static int client_session(struct probe *p, struct ls_err *err)
 {
@@ -443,13 +463,22 @@ static int client_session(struct probe *p, struct ls_err *err)
 			o->connect_timeout_ns, err))
 		return -1;
 	if (o->rdma_cm) {
+		struct pollfd pfd = { .fd = p->oob.fd, .events = POLLIN };
 		struct rdma_conn_param cp;
 
+		/* A responder that refused us at once (busy) has said so by now: no CM request. */
+		if (poll(&pfd, 1, 0) > 0) {
+			ls_errcf(err, LS_E_PEER, "responder %s answered HELLO with no ACCEPT",
+				 p->oob.peer);
+			return peer_reason(p, err);
+		}
 		probe_cm_params(&cp);
 		if (rdma_connect(p->cm_id, &cp))
 			return ls_errnof(err, errno, "rdma_cm: connect to %s", o->peer);
-		if (probe_cm_wait(p, RDMA_CM_EVENT_ESTABLISHED, &ev, o->connect_timeout_ns, err))
-			return ls_err_wrap(err, "rdma_cm: connect to %s", o->peer);
+		if (probe_cm_wait(p, RDMA_CM_EVENT_ESTABLISHED, &ev, o->connect_timeout_ns, err)) {
+			ls_err_wrap(err, "rdma_cm: connect to %s", o->peer);
+			return peer_reason(p, err);
+		}
 		rdma_ack_cm_event(ev);
 	}
 	if (ls_oob_expect(&p->oob, LS_OOB_ACCEPT, &m, LS_OOB_ACCEPT_LEN,
@@ -573,7 +602,7 @@ static int server_session(struct probe *p, struct ls_err *err)
 		struct rdma_cm_event *ev;
 		uint8_t to = h.qp_timeout;
 
-		if (probe_cm_wait(p, RDMA_CM_EVENT_CONNECT_REQUEST, &ev, o->connect_timeout_ns, err))
+		if (probe_cm_wait_request(p, h.qp.qpn, &ev, o->connect_timeout_ns, err))
 			return -1;
 		p->cm_id = ev->id;
 		rdma_ack_cm_event(ev);

@@ -141,6 +141,9 @@ void probe_destroy_resources(struct probe *p);
 /* Wait for one rdma_cm event of type want within timeout_ns. */
 int probe_cm_wait(struct probe *p, enum rdma_cm_event_type want,
 		  struct rdma_cm_event **ev, uint64_t timeout_ns, struct ls_err *err);
+/* Responder: wait for the CONNECT_REQUEST of QP qpn, rejecting others. */
+int probe_cm_wait_request(struct probe *p, uint32_t qpn, struct rdma_cm_event **ev,
+			  uint64_t timeout_ns, struct ls_err *err);
 /* Adopt the device rdma_cm chose; -d must agree. */
 int probe_cm_adopt_device(struct probe *p, struct ibv_context *ctx, struct ls_err *err);
 /* Connection parameters for rdma_connect / rdma_accept. */
