@@ -27,9 +27,10 @@ lab_workdir probe-hostile
 plan_none
 lab_drop_caches
 
-# start_responder: the --forever responder on node1 under the memory limit, pid in $W/resp.pid.
+# start_responder [EXTRA...]: the --forever responder on node1 under the
+# memory limit, pid in $W/resp.pid, log in $W/resp.log.
 start_responder() {
-	lab_bg 1 "(ulimit -v $VLIMIT_KIB; exec $B probe -p $PORT --forever --listen-timeout 300 $LIMITS) > $W/resp.log 2>&1 & echo \$! > $W/resp.pid; wait" >/dev/null
+	lab_bg 1 "(ulimit -v $VLIMIT_KIB; exec $B probe -p $PORT --forever --listen-timeout 300 $LIMITS $*) > $W/resp.log 2>&1 & echo \$! > $W/resp.pid; wait" >/dev/null
 	lab_wait_listening 1 "$W/resp.log"
 }
 # stop_responder: end the responder we started (by its pid).
@@ -115,27 +116,45 @@ attack random "refused after [0-9.]+ s" "session with 192\.0\.2\.1:[0-9]+ failed
 attack many-conns "50 of 50 connected, (4[0-9]|49) refused busy" "${P}busy serving 192\.0\.2\.1"
 logged "many-conns: the idle connection" "session with 192\.0\.2\.1:[0-9]+ failed: handshake: .*"
 
-# Busy: a prober during another's 8 s run is refused at once; the run completes.
-lab_bg 0 "$B probe -p $PORT -u 20 -D 8 --max-samples 500000 --json 192.0.2.2 > $W/long.json 2> $W/long.err; echo \$? > $W/long.rc" >/dev/null
-sleep 3
-out=$(lab_exec_t 60 0 "s=\$(date +%s%N); $B probe -p $PORT -u 20 -n $N 192.0.2.2 > /dev/null 2> $W/b.err; echo rc=\$? ms=\$(( (\$(date +%s%N) - s) / 1000000 )); cat $W/b.err")
-ms=$(echo "$out" | sed -n 's/^rc=[0-9]* ms=\([0-9]*\)$/\1/p')
-if echo "$out" | grep -qE '^rc=[1-9]' && echo "$out" | grep -q 'busy: another prober (192\.0\.2\.1:[0-9]*) is being served' &&
-   [ -n "$ms" ] && [ "$ms" -lt 4000 ]; then
-	ok "a second prober during an 8 s run is refused busy in $ms ms"
-else not_ok "a second prober during an 8 s run is refused busy promptly (< 4 s)" "$out" \
-	"first prober: $(cat "$W/long.err" 2>/dev/null)" "$(tail -5 "$W/resp.log")"; fi
-for _ in $(seq 60); do [ -s "$W/long.rc" ] && break; sleep 1; done
-if [ "$(cat "$W/long.rc" 2>/dev/null)" = 0 ] && python3 -c '
+# busy WHAT [-R]: a prober during another's 8 s run is refused busy at once
+# (well under the run), the refusal is logged, and the running session completes.
+busy() {
+	local what=$1 out ms
+	shift
+	rm -f "$W/long.rc"
+	lab_bg 0 "$B probe -p $PORT $* -u 20 -D 8 --max-samples 500000 --json 192.0.2.2 > $W/long.json 2> $W/long.err; echo \$? > $W/long.rc" >/dev/null
+	sleep 3
+	out=$(lab_exec_t 60 0 "s=\$(date +%s%N); $B probe -p $PORT $* -u 20 -n $N 192.0.2.2 > /dev/null 2> $W/b.err; echo rc=\$? ms=\$(( (\$(date +%s%N) - s) / 1000000 )); cat $W/b.err")
+	ms=$(echo "$out" | sed -n 's/^rc=[0-9]* ms=\([0-9]*\)$/\1/p')
+	if echo "$out" | grep -qE '^rc=[1-9]' && echo "$out" | grep -q 'busy: another prober (192\.0\.2\.1:[0-9]*) is being served' &&
+	   [ -n "$ms" ] && [ "$ms" -lt 4000 ]; then
+		ok "$what: a second prober during an 8 s run is refused busy in $ms ms"
+	else not_ok "$what: a second prober during an 8 s run is refused busy promptly (< 4 s)" "$out" \
+		"first prober: $(cat "$W/long.err" 2>/dev/null)" "$(tail -5 "$W/resp.log")"; fi
+	for _ in $(seq 60); do [ -s "$W/long.rc" ] && break; sleep 1; done
+	if [ "$(cat "$W/long.rc" 2>/dev/null)" = 0 ] && python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["complete"] is True and d["count"] > 0 and d["responder"]["count"] == d["count"]' "$W/long.json" 2>/dev/null; then
-	ok "the running session completes ($(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["count"])' "$W/long.json") samples)"
-else not_ok "the running session completes" "rc $(cat "$W/long.rc" 2>/dev/null)" "$(cat "$W/long.err" 2>/dev/null)"; fi
-logged "busy" "${P}busy serving 192\.0\.2\.1"
+		ok "$what: the running session completes ($(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["count"])' "$W/long.json") samples)"
+	else not_ok "$what: the running session completes" "rc $(cat "$W/long.rc" 2>/dev/null)" "$(cat "$W/long.err" 2>/dev/null)"; fi
+	logged "$what: busy" "${P}busy serving 192\.0\.2\.1"
+}
+
+busy "verbs"
 bounded "after all attacks"
 diag "responder VmHWM at the end: $(hwm) KiB (bound $((BASE_HWM + SLACK_KIB)) KiB)"
 diag "responder log:"
+diag "$(cut -c1-200 "$W/resp.log")"
+stop_responder
+
+# rdma_cm: the same; the refused prober's CM request does not spoil the next session.
+start_responder -R || not_ok "rdma_cm responder starts" "$(lab_exec 1 "cat $W/resp.log")"
+busy "rdma_cm" -R
+out=$(lab_exec_t 120 0 "$B probe -p $PORT -R -u 20 -n $N --json 192.0.2.2 > $W/h.json 2>&1; echo rc=\$?; cat $W/h.json | head -c 600")
+if echo "$out" | grep -q '^rc=0$'; then ok "rdma_cm: the next session completes"
+else not_ok "rdma_cm: the next session completes" "$out" "$(tail -5 "$W/resp.log")"; fi
+diag "rdma_cm responder log:"
 diag "$(cut -c1-200 "$W/resp.log")"
 stop_responder
 

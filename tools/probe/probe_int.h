@@ -5,7 +5,8 @@
  * responder); probe_dev.c finds the device, port and GID and reads the
  * port's counters for fault reports; probe_qp.c creates the verbs
  * resources and connects the QP (directly or with rdma_cm); probe_cq.c
- * posts work requests and waits for completions.
+ * posts work requests and waits for completions; probe_accept.c is the
+ * responder's acceptor thread (one session at a time, others refused busy).
  */
 #ifndef LS_PROBE_INT_H
 #define LS_PROBE_INT_H
