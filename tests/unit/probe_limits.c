@@ -189,7 +189,7 @@ TEST(default_limits_fit_a_default_prober)
 	EXPECT_EQ(0, ls_probe_opts_check(&o, false, &err));
 	o.lim.max_run_ns = 0;
 	EXPECT_EQ(-1, ls_probe_opts_check(&o, false, &err));
-	EXPECT_NE(NULL, strstr(err.msg, "limits must be positive"));
+	EXPECT_NE(NULL, strstr(err.msg, "--max-run-time must be positive"));
 }
 
 TEST_HARNESS_MAIN

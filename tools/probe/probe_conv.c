@@ -126,9 +126,11 @@ int ls_probe_opts_check(const struct ls_probe_opts *o, bool is_prober, struct ls
 		return ls_errf(err, "timeouts must be positive");
 	if (is_prober && o->capacity && !o->duration_ns)
 		return ls_errf(err, "--max-samples of a prober needs -D");
-	if (!o->lim.max_size || !o->lim.max_samples || !o->lim.max_session_samples ||
-	    !o->lim.max_run_ns)
-		return ls_errf(err, "responder limits must be positive");
+	if (!o->lim.max_size || !o->lim.max_samples || !o->lim.max_session_samples)
+		return ls_errf(err, "--max-size, --max-samples and --max-session-samples must be "
+			       "positive");
+	if (!o->lim.max_run_ns)
+		return ls_errf(err, "--max-run-time must be positive");
 	if (o->rdma_cm && o->mtu)
 		return ls_errf(err, "-m cannot be combined with -R: rdma_cm takes the path MTU from the route");
 	return 0;
