@@ -105,7 +105,13 @@ $(B)/lab/labwire: $(LABWIRE_SRCS) tools/lab/labwire_int.h tools/lab/roce_bth.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CFLAGS_WARN) -std=gnu11 -D_GNU_SOURCE -o $@ $(LABWIRE_SRCS) -lm
 
-lab: $(B)/lab/labwire
+# hostile_peer (tests/lab/hostile_peer.c): a misbehaving prober for the
+# responder's limits test, built from the project's own OOB code.
+$(B)/tests/hostile_peer: tests/lab/hostile_peer.c $(B)/tools/probe/oob.o $(B)/tools/probe/auth.o $(CORE_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(B)/tools/probe/oob.o $(B)/tools/probe/auth.o $(CORE_LIB) -lcrypto -lm
+
+lab: $(B)/lab/labwire $(B)/tests/hostile_peer
 
 faultinj-all: need-krels $(addprefix faultinj-for-,$(KRELS_ALL))
 
@@ -163,7 +169,7 @@ $(KSFT_HDRS):
 
 # A unit test of the core links libls-core.a alone; the others (the
 # commands' own parts, the OOB protocol, sysfs readers) the CLI's objects too.
-UNIT_CORE := analysis causal compare_stats hist jseries model names split verdict wire
+UNIT_CORE := analysis causal compare_stats hist jseries model names probe_limits split verdict wire
 UNIT_CORE_BINS := $(patsubst %,$(B)/tests/unit/%,$(UNIT_CORE))
 
 $(UNIT_CORE_BINS): $(B)/tests/unit/%: tests/unit/%.c $(CORE_LIB) $(KSFT_HDRS)

@@ -180,10 +180,11 @@ wait_listening() {
 	return 1
 }
 
-# lab_wait_listening NODE FILE: the same, read in guest NODE (50 x 0.2 s).
+# lab_wait_listening NODE FILE: the same, read in guest NODE (150 x 0.2 s:
+# a responder's first start after a boot loads its libraries cold over 9p).
 lab_wait_listening() {
 	local i
-	for i in $(seq 50); do
+	for i in $(seq 150); do
 		lab_exec "$1" "grep -q listening $2" 2>/dev/null && return 0
 		sleep 0.2
 	done

@@ -6,7 +6,10 @@
  * byte stream read frame by frame through a socketpair with ls_oob_recv
  * (the responder's real receive path). Every payload that parses must
  * encode back to exactly the same bytes (the parsers accept only canonical
- * encodings), and a rejected input must come with a message.
+ * encodings), and a rejected input must come with a message. A HELLO that
+ * parses is also checked against a responder's limits: one it accepts asks
+ * for nothing beyond them, and the wait for a run's END stays within the
+ * cap.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -16,6 +19,7 @@
 #include <unistd.h>
 
 #include "oob.h"
+#include "probe.h"
 
 /* Abort with a message: libFuzzer records the input as a crash. */
 static void fail(const char *what)
@@ -103,6 +107,47 @@ static void fuzz_##msg(const uint8_t *p, size_t n)				\
 }
 
 DEFINE_ROUND_TRIP(hello, "HELLO round trip")
+
+/* Small limits, so the fuzzer reaches both sides of each. */
+static const struct ls_probe_limits fuzz_lim = {
+	.max_size = 4096, .max_samples = 1000, .max_session_samples = 4000,
+	.max_run_ns = 1000000000ull,
+};
+
+/* A HELLO the limits accept asks for nothing beyond them; its RUNs neither. */
+static void fuzz_hello_limits(const uint8_t *p, size_t n)
+{
+	struct ls_err err = { 0 };
+	struct ls_oob_hello h;
+	uint64_t need, cap, kept = 0;
+
+	fuzz_hello(p, n);
+	if (ls_oob_hello_parse(p, n, &h, &err))
+		return;
+	if (ls_probe_check_hello(&h, &fuzz_lim, 2048, &err)) {
+		rejected(&err);
+		return;
+	}
+	need = h.iters ? h.iters : h.capacity;
+	for (uint32_t i = 0; i < h.nsizes; i++)
+		if (h.sizes[i] > 2048)
+			fail("HELLO over the size limits accepted");
+	if (need > fuzz_lim.max_samples || need * h.nsizes > fuzz_lim.max_session_samples ||
+	    h.duration_ns > fuzz_lim.max_run_ns)
+		fail("HELLO over a sample or time limit accepted");
+	for (uint32_t i = 0; i < h.nsizes; i++) {
+		struct ls_oob_run rm = { .index = i, .size = h.sizes[i], .count = need };
+
+		if (ls_probe_check_run(&rm, &h, &fuzz_lim, kept, &cap, &err))
+			fail("RUN of an accepted HELLO refused");
+		kept += cap;
+		if (ls_probe_run_wait_ns(&h, cap, 10000000000ull, &fuzz_lim) >
+		    fuzz_lim.max_run_ns + 20000000000ull)
+			fail("END wait beyond its cap");
+	}
+	if (kept > fuzz_lim.max_session_samples)
+		fail("session keeps more than its limit");
+}
 DEFINE_ROUND_TRIP(accept, "ACCEPT round trip")
 DEFINE_ROUND_TRIP(run, "RUN round trip")
 DEFINE_ROUND_TRIP(error, "ERROR round trip")
@@ -134,7 +179,7 @@ static void fuzz_stamps(const uint8_t *p, size_t n)
 
 /* What byte 0 (modulo the count) feeds the rest of the input to. */
 static void (*const targets[])(const uint8_t *p, size_t n) = {
-	fuzz_hdr, fuzz_hello, fuzz_accept, fuzz_run, fuzz_error, fuzz_stamps,
+	fuzz_hdr, fuzz_hello_limits, fuzz_accept, fuzz_run, fuzz_error, fuzz_stamps,
 	fuzz_auth, fuzz_auth_proof, fuzz_auth_ok,
 };
 

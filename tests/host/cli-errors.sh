@@ -90,6 +90,15 @@ for cmd in probe breakdown; do
 done
 expect_refused "check --key: a missing key file refused" "key file $P/nokey" \
 	"$LS_BIN" check -d x --key "$P/nokey" h9
+# The responder's limits: the responder's options, positive, in range.
+for cmd in probe breakdown; do
+	expect_usage "$cmd: --max-size on a prober" "are the responder's" "$LS_BIN" $cmd --max-size 4096 h9
+	expect_usage "$cmd: --max-run-time on a prober" "are the responder's" "$LS_BIN" $cmd --max-run-time 5s h9
+	expect_usage "$cmd: --max-samples on a prober without -D" "needs -D" "$LS_BIN" $cmd --max-samples 10 h9
+	expect_usage "$cmd: --max-size 0" "max-size" "$LS_BIN" $cmd --insecure --max-size 0
+	expect_usage "$cmd: --max-session-samples of letters" "max-session-samples" "$LS_BIN" $cmd --insecure --max-session-samples lots
+	expect_usage "$cmd: --max-run-time 0" "--max-run-time must be positive" "$LS_BIN" $cmd --insecure --max-run-time 0
+done
 [ ! -e "$P/s.csv" ] && [ ! -e "$P/x.prom" ] && ok "refused runs wrote no file" || not_ok "refused runs wrote no file" "$(ls "$P")"
 
 # A real interface with IRQs: the host's first non-loopback netdev with msi_irqs.

@@ -6,6 +6,8 @@
  * truncated frame, refuses a port in use and matches blob tags.
  */
 #include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,6 +146,11 @@ TEST(header_checks)
 	EXPECT_NE(NULL, strstr(err.msg, "exceeds the limit of 1000"));
 	ls_oob_hdr_encode(b, LS_OOB_BYE, 0, 1);
 	EXPECT_EQ(-1, ls_oob_hdr_parse(b, sizeof(b), &h, 1000, &err));
+	/* An ERROR is read whatever the caller expected, up to its own limit. */
+	ls_oob_hdr_encode(b, LS_OOB_ERROR, 0, LS_OOB_ERROR_MAX_LEN);
+	EXPECT_EQ(0, ls_oob_hdr_parse(b, sizeof(b), &h, LS_OOB_ACCEPT_LEN, &err));
+	ls_oob_hdr_encode(b, LS_OOB_ERROR, 0, LS_OOB_ERROR_MAX_LEN + 1);
+	EXPECT_EQ(-1, ls_oob_hdr_parse(b, sizeof(b), &h, 1000, &err));
 }
 
 TEST(auth_frames)
@@ -269,6 +276,11 @@ TEST(socket_frames_blobs_errors)
 	ls_oob_send_error(&a, 5, "bad things");
 	EXPECT_EQ(-1, ls_oob_expect(&b, LS_OOB_READY, &m, 100, 1000000000ull, &err));
 	EXPECT_NE(NULL, strstr(err.msg, "reported: bad things"));
+	/* ... also one longer than the frame expected (a refusal's text while ACCEPT is due). */
+	ls_oob_send_error(&a, 16, "busy: another prober (192.0.2.1:40000) is being served; "
+			  "try again when its session ends");
+	EXPECT_EQ(-1, ls_oob_expect(&b, LS_OOB_ACCEPT, &m, LS_OOB_ACCEPT_LEN, 1000000000ull, &err));
+	EXPECT_NE(NULL, strstr(err.msg, "reported: busy: another prober"));
 	/* Nothing arrives: the receive times out. */
 	EXPECT_EQ(-1, ls_oob_recv(&b, &m, 100, 50000000ull, &err));
 	EXPECT_NE(NULL, strstr(err.msg, "timed out"));
@@ -300,6 +312,20 @@ TEST(listen_port_in_use_and_connect)
 	EXPECT_NE(NULL, strstr(err.msg, "port already in use"));
 	ASSERT_EQ(0, ls_oob_connect("127.0.0.1", port, 1000000000ull, &c, &err));
 	ASSERT_EQ(0, ls_oob_accept_conn(l1, 1000000000ull, &s, &err));
+	/* Both ends notice a vanished peer: keepalive and a user timeout. */
+	for (int k = 0; k < 2; k++) {
+		int fd = k ? s.fd : c.fd, v = 0;
+		socklen_t vl = sizeof(v);
+
+		ASSERT_EQ(0, getsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &v, &vl));
+		EXPECT_EQ(1, v);
+		ASSERT_EQ(0, getsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &v, &vl));
+		EXPECT_EQ(LS_OOB_KEEPIDLE, v);
+		ASSERT_EQ(0, getsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &v, &vl));
+		EXPECT_EQ(LS_OOB_KEEPCNT, v);
+		ASSERT_EQ(0, getsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &v, &vl));
+		EXPECT_EQ(LS_OOB_USER_TIMEOUT_MS, v);
+	}
 	EXPECT_EQ(0, ls_oob_send(&c, LS_OOB_BYE, 0, NULL, 0, 1000000000ull, &err));
 	EXPECT_EQ(0, ls_oob_expect(&s, LS_OOB_BYE, &m, 0, 1000000000ull, &err));
 	free(m.payload);

@@ -43,6 +43,7 @@ static void usage(FILE *fp)
 "\n"
 "probe options (as latsplit probe):\n");
 	ls_probe_help(fp, &help);
+	ls_probe_limit_help(fp);
 	fprintf(fp,
 "kernel backend:\n"
 "  -b, --backend NAME        auto (default), kmod, ebpf or none\n"
@@ -169,6 +170,7 @@ static int parse(struct bd_cli *c, int argc, char **argv)
 	static const struct ls_optcmd cmd = { .name = "breakdown", .mode = "", .usage = usage };
 	struct ls_optgroup g[] = {
 		LS_OPTGROUP(ls_probe_optv, &c->o), LS_OPTGROUP(bd_options, c),
+		LS_OPTGROUP(ls_probe_limit_optv, &c->o),
 	};
 	struct ls_err err = { 0 };
 	int rc;

@@ -42,8 +42,7 @@ static void usage(FILE *fp)
 "      --sweep-max BYTES     largest size of the -a sweep (default 8388608)\n",
 		.iters = "  -n, --iters N             iterations per size (default 1000)\n",
 		.duration =
-"  -D, --duration DUR        run each size for DUR (e.g. 5, 500ms) instead of -n\n"
-"      --max-samples N       samples kept per size with -D (default: auto)\n",
+"  -D, --duration DUR        run each size for DUR (e.g. 5, 500ms) instead of -n\n",
 		.cpu = "      --cpu N               pin the probe to CPU N\n",
 		.wait = "      --wait-timeout DUR    timeout for one answer or completion (default 10s)\n",
 	};
@@ -56,7 +55,9 @@ static void usage(FILE *fp)
 "\n"
 "options:\n");
 	ls_probe_help(fp, &help);
+	ls_probe_limit_help(fp);
 	fprintf(fp,
+"other options:\n"
 "      --forever             responder: keep serving after a session\n"
 "      --rtt                 report round-trip time instead of one-way\n"
 "      --json                JSON document on stdout (kind \"probe\")\n"
@@ -98,7 +99,7 @@ static void end_progress(void *arg, const struct ls_probe_run *run)
 }
 
 /* probe's own long options (the probe engine's come from probe_opts.h). */
-enum { O_RTT = 256, O_JSON, O_SAMPLES, O_SFMT, O_HIST, O_FOREVER, O_MAXS, O_SWMAX,
+enum { O_RTT = 256, O_JSON, O_SAMPLES, O_SFMT, O_HIST, O_FOREVER, O_SWMAX,
        O_PROM, O_PEERS };
 
 static const struct ls_opt_name samples_fmts[] = {
@@ -110,7 +111,6 @@ static const struct ls_opt_name samples_fmts[] = {
 static const struct ls_opt probe_options[] = {
 	LS_OPT_FLAG("all", 'a', PC, sweep),
 	LS_OPT_U64("sweep-max", O_SWMAX, PC, sweep_max, 2, 1u << 30),
-	LS_OPT_U64("max-samples", O_MAXS, PC, o.capacity, 1, LS_PROBE_MAX_CAPACITY),
 	LS_OPT_FLAG("forever", O_FOREVER, PC, o.serve_forever),
 	LS_OPT_FLAG("rtt", O_RTT, PC, rtt),
 	LS_OPT_STR("prom", O_PROM, PC, prom),
@@ -150,8 +150,8 @@ static int check_args(struct probe_cli *c, int argc, char **argv,
 		return ls_opts_bad("probe", "-n and -D exclude each other");
 	if (o->duration_ns)
 		o->iters = 0;
-	else if (o->capacity)
-		return ls_opts_bad("probe", "--max-samples needs -D");
+	else if (o->capacity && o->peer)
+		return ls_opts_bad("probe", "--max-samples of a prober needs -D");
 	if (c->sweep && seen->have_s)
 		return ls_opts_bad("probe", "-a and -s exclude each other");
 	if (c->sweep) {
@@ -181,6 +181,7 @@ static int parse(struct probe_cli *c, int argc, char **argv)
 	static const struct ls_optcmd cmd = { .name = "probe", .mode = "", .usage = usage };
 	struct ls_optgroup g[] = {
 		LS_OPTGROUP(ls_probe_optv, &c->o), LS_OPTGROUP(probe_options, c),
+		LS_OPTGROUP(ls_probe_limit_optv, &c->o),
 	};
 	struct ls_err err = { 0 };
 	struct probe_seen seen;

@@ -91,6 +91,39 @@ void ls_probe_help(FILE *fp, const struct ls_probe_help *h)
 		h->after_size, h->iters, h->duration, h->cpu, LS_OOB_DEFAULT_PORT, h->wait);
 }
 
+/* The responder's limits on what a prober may ask (see probe_opts.h). */
+const struct ls_opt ls_probe_limit_optv[LS_PROBE_NR_LIMIT_OPTS] = {
+	LS_OPT_U64("max-size", LS_PO_MAXSIZE, PO, lim.max_size, 1, 1u << 30),
+	LS_OPT_U64("max-samples", LS_PO_MAXSAMPLES, PO, capacity, 1, LS_PROBE_MAX_CAPACITY),
+	LS_OPT_U64("max-session-samples", LS_PO_MAXSESSION, PO, lim.max_session_samples, 1,
+		   LS_PROBE_MAX_SIZES * LS_PROBE_MAX_CAPACITY),
+	LS_OPT_DUR("max-run-time", LS_PO_MAXRUN, PO, lim.max_run_ns),
+};
+
+/* Print the limits' help (see probe_opts.h). */
+void ls_probe_limit_help(FILE *fp)
+{
+	fprintf(fp,
+"responder limits (a prober asking for more is refused before anything is allocated):\n"
+"      --max-size BYTES      largest message a prober may use (default %u)\n"
+"      --max-samples N       samples kept per run: the responder's limit (default\n"
+"                            %llu); a prober's with -D (default: auto)\n"
+"      --max-session-samples N\n"
+"                            samples kept over a session's runs (default %llu)\n"
+"      --max-run-time DUR    longest run and wait for a run's end (default %llus)\n",
+		LS_PROBE_DEF_MAX_SIZE, (unsigned long long)LS_PROBE_DEF_MAX_SAMPLES,
+		(unsigned long long)LS_PROBE_DEF_MAX_SESSION,
+		(unsigned long long)(LS_PROBE_DEF_MAX_RUN_NS / 1000000000ull));
+}
+
+/* True when a responder limit differs from its default (a prober's mistake). */
+static bool limits_set(const struct ls_probe_limits *l)
+{
+	return l->max_size != LS_PROBE_DEF_MAX_SIZE ||
+	       l->max_session_samples != LS_PROBE_DEF_MAX_SESSION ||
+	       l->max_run_ns != LS_PROBE_DEF_MAX_RUN_NS;
+}
+
 /* The last checks of a command that runs the probe (see probe_opts.h). */
 int ls_probe_opts_finish(struct ls_probe_opts *o, bool prober, const char *peers,
 			 struct ls_peers *plist, const char *cmd)
@@ -98,6 +131,12 @@ int ls_probe_opts_finish(struct ls_probe_opts *o, bool prober, const char *peers
 	struct ls_err err = { 0 };
 
 	struct ls_auth_key key;
+
+	if (prober && limits_set(&o->lim)) {
+		ls_errf(&err, "--max-size, --max-session-samples and --max-run-time are the "
+			"responder's");
+		return ls_opts_exit(LS_EXIT_USAGE, cmd, &err);
+	}
 
 	if (ls_probe_opts_check(o, prober, &err))
 		return ls_opts_exit(LS_EXIT_USAGE, cmd, &err);

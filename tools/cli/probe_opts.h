@@ -23,6 +23,14 @@ enum {
 	LS_PO_INSECURE,
 };
 
+/* Keys of the responder's limits (a block of their own). */
+enum {
+	LS_PO_MAXSIZE = 0x1100,
+	LS_PO_MAXSAMPLES,
+	LS_PO_MAXSESSION,
+	LS_PO_MAXRUN,
+};
+
 /* How many shared options there are. */
 #define LS_PROBE_NR_OPTS 19
 
@@ -31,6 +39,17 @@ enum {
  * that runs the probe reads them as its first group, its own as the second.
  */
 extern const struct ls_opt ls_probe_optv[LS_PROBE_NR_OPTS];
+
+/*
+ * The responder's limits on what a prober may ask (--max-size, --max-samples,
+ * --max-session-samples, --max-run-time), into a struct ls_probe_opts: the
+ * group after the shared options. --max-samples is also the prober's
+ * capacity with -D.
+ */
+#define LS_PROBE_NR_LIMIT_OPTS 4
+extern const struct ls_opt ls_probe_limit_optv[LS_PROBE_NR_LIMIT_OPTS];
+/* Print the limits' help lines. */
+void ls_probe_limit_help(FILE *fp);
 
 /* The help lines of the shared options that differ between the commands ("" for none). */
 struct ls_probe_help {

@@ -126,7 +126,8 @@ int ls_oob_hdr_parse(const uint8_t *p, size_t len, struct ls_oob_hdr *h,
 		return ls_errf(err, "%s message with non-zero tag 0x%x",
 			       ls_oob_type_name(h->type), h->tag);
 	lim = type_max_len(h->type);
-	if (max_len < lim)
+	/* An ERROR (why the peer gives up) is read whatever the caller expected. */
+	if (max_len < lim && h->type != LS_OOB_ERROR)
 		lim = max_len;
 	if (h->length > lim)
 		return ls_errf(err, "%s message of %u bytes exceeds the limit of %u",
@@ -511,12 +512,24 @@ static void addr_str(const struct sockaddr *sa, char *buf, size_t len)
 	snprintf(buf, len, "%s:%u", host, port);
 }
 
-/* Low-latency socket options for a control connection. */
+/*
+ * Socket options of a control connection: no Nagle delay, and a dead or
+ * vanished peer is noticed within seconds even while the connection is idle
+ * during a run (keepalive probes after LS_OOB_KEEPIDLE s, every
+ * LS_OOB_KEEPINTVL s, LS_OOB_KEEPCNT of them) or has unacknowledged data
+ * (TCP_USER_TIMEOUT).
+ */
 static void tune_socket(int fd)
 {
-	int one = 1;
+	int one = 1, idle = LS_OOB_KEEPIDLE, intvl = LS_OOB_KEEPINTVL, cnt = LS_OOB_KEEPCNT;
+	unsigned int uto = LS_OOB_USER_TIMEOUT_MS;
 
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
+	setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &uto, sizeof(uto));
 }
 
 /* Listen on host:port; fails on a port in use. */

@@ -36,6 +36,11 @@
 #define LS_OOB_MAX_SIZES	32		/* sizes in one sweep */
 #define LS_OOB_TEXT_MAX		200		/* error text */
 #define LS_OOB_MAX_COUNT	(1u << 23)	/* samples per run */
+/* Control sockets: keepalive after 5 s idle, 3 probes 2 s apart; 15 s unacked data. */
+#define LS_OOB_KEEPIDLE		5
+#define LS_OOB_KEEPINTVL	2
+#define LS_OOB_KEEPCNT		3
+#define LS_OOB_USER_TIMEOUT_MS	15000
 
 enum ls_oob_type {
 	LS_OOB_HELLO	= 1,	/* prober -> responder: parameters + QP */
@@ -150,7 +155,10 @@ struct ls_oob_msg {
 
 /* Encode a frame header into 16 bytes. */
 void ls_oob_hdr_encode(uint8_t *out, uint16_t type, uint32_t tag, uint32_t length);
-/* Parse and validate a 16-byte header; max_len bounds the payload. */
+/*
+ * Parse and validate a 16-byte header; max_len bounds the payload, except an
+ * ERROR's (bounded by LS_OOB_ERROR_MAX_LEN: a peer's reason is always read).
+ */
 int ls_oob_hdr_parse(const uint8_t *p, size_t len, struct ls_oob_hdr *h,
 		     uint32_t max_len, struct ls_err *err);
 /* Encoders return the payload length written to out (out sized by the caller). */

@@ -2,6 +2,12 @@
 /* The verbs latency probe engine: RC ping-pong / READ between prober and responder (the sessions). */
 #include "probe_int.h"
 
+/* The smaller of two. */
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
 /* Samples to preallocate per run. */
 static uint64_t run_capacity(const struct ls_probe_opts *o)
 {
@@ -125,32 +131,34 @@ static int server_loop(struct probe *p, struct ls_probe_run *run, struct ls_err 
 	uint8_t *slast = p->buf + p->half + size - 1;
 	const enum ibv_wr_opcode op = probe_request_op(p);
 	const bool poll_byte = p->r->verb == LS_VERB_WRITE && !p->o->events;
-	const uint64_t tmo = p->o->wait_timeout_ns;
+	const uint64_t tmo = p->o->wait_timeout_ns, limit = p->run_wait_ns;
 	uint64_t i, idx, ts = 0, seen, ans = ls_now_ns();
+	const uint64_t stop = ans + limit;
 	int r;
 
 	if (p->r->verb == LS_VERB_READ) {
-		/* Passive side: the prober's END comes after at most capacity waits. */
-		uint64_t limit = run->capacity * tmo + tmo;
-
-		if (p->o->duration_ns)
-			limit = p->o->duration_ns + 2 * tmo;
-		r = probe_oob_check(p, (int)(limit / 1000000 > INT32_MAX ? INT32_MAX : limit / 1000000),
-			      err);
+		/* Passive side: END comes after the run's length plus slack, capped. */
+		r = probe_oob_check(p, (int)(limit / 1000000 > INT32_MAX ? INT32_MAX :
+					     limit / 1000000), err);
 		if (r < 0)
 			return -1;
 		if (!r)
-			return ls_errf(err, "no END from the prober within %.3g s",
-				       (double)limit / 1e9);
+			return ls_errcf(err, LS_E_PEER, "no END from the prober within %.3g s "
+					"(the run's length plus slack, at most --max-run-time "
+					"plus 2 waits): dropping it", (double)limit / 1e9);
 		return 0;
 	}
 	for (i = 1;; i++) {
 		uint8_t tag = (uint8_t)i;
 
 		if (poll_byte)
-			r = probe_wait_byte(p, last, tag, ans + tmo, i, err);
+			r = probe_wait_byte(p, last, tag, min_u64(ans + tmo, stop), i, err);
 		else
-			r = probe_wait_wc(p, false, 0, ans + tmo, i, &ts, err);
+			r = probe_wait_wc(p, false, 0, min_u64(ans + tmo, stop), i, &ts, err);
+		if (r < 0 && ls_now_ns() >= stop)
+			return ls_errcf(err, LS_E_PEER, "run still going after %.3g s (the "
+					"run's length plus slack, at most --max-run-time plus 2 "
+					"waits): dropping the prober", (double)limit / 1e9);
 		if (r)
 			return r > 0 ? 0 : -1;
 		seen = ls_now_ns();
@@ -294,6 +302,7 @@ static int server_runs(struct probe *p, const struct ls_oob_hello *h, struct ls_
 		struct ls_oob_msg m;
 		struct ls_oob_run rm;
 		struct ls_probe_run *run;
+		uint64_t cap;
 		uint8_t *sp;
 		size_t sl;
 		int rc;
@@ -313,13 +322,18 @@ static int server_runs(struct probe *p, const struct ls_oob_hello *h, struct ls_
 		free(m.payload);
 		if (rc)
 			return -1;
-		if (rm.index != r->nruns || rm.index >= h->nsizes || rm.size != h->sizes[rm.index])
-			return ls_errf(err, "protocol error: RUN %u of size %u does not follow HELLO",
-				       rm.index, rm.size);
+		if (rm.index != r->nruns)
+			return ls_errcf(err, LS_E_PEER_PROTO, "protocol error: RUN %u where RUN %u "
+					"was expected", rm.index, r->nruns);
+		/* Limits first: nothing is allocated for a refused RUN. */
+		if (ls_probe_check_run(&rm, h, &p->lim, p->kept, &cap, err))
+			return -1;
 		run = &r->runs[rm.index];
-		if (run_alloc(p, run, rm.index, rm.size, h->capacity, hw_stamps(p), err))
+		if (run_alloc(p, run, rm.index, rm.size, cap, hw_stamps(p), err))
 			return -1;
 		r->nruns++;
+		p->kept += cap;
+		p->run_wait_ns = ls_probe_run_wait_ns(h, cap, o->wait_timeout_ns, &p->lim);
 		clear_buffers(p);
 		if (ls_oob_send(&p->oob, LS_OOB_READY, 0, buf, ls_oob_run_encode(&rm, buf),
 				o->wait_timeout_ns, err))
@@ -396,6 +410,26 @@ static unsigned int qp_mtu(struct probe *p)
 	return ls_probe_ibv_to_mtu(qa.path_mtu);
 }
 
+/*
+ * Prober: a failure the responder may have explained (it refused us: busy,
+ * or a limit): its ERROR frame, if one comes within a second, replaces err.
+ */
+static int peer_reason(struct probe *p, struct ls_err *err)
+{
+	struct ls_err e = { 0 };
+	struct ls_oob_error oe;
+	struct ls_oob_msg m;
+	int rc;
+
+	if (ls_oob_recv(&p->oob, &m, LS_OOB_ERROR_MAX_LEN, 1000000000ull, &e))
+		return -1;
+	rc = m.hdr.type == LS_OOB_ERROR && !ls_oob_error_parse(m.payload, m.hdr.length, &oe, &e);
+	free(m.payload);
+	if (rc)
+		ls_errcf(err, LS_E_PEER, "peer %s reported: %s", p->oob.peer, oe.text);
+	return -1;
+}
+
 /* Prober session after the control connection is up. */
 static int client_session(struct probe *p, struct ls_err *err)
 {
@@ -431,13 +465,22 @@ static int client_session(struct probe *p, struct ls_err *err)
 			o->connect_timeout_ns, err))
 		return -1;
 	if (o->rdma_cm) {
+		struct pollfd pfd = { .fd = p->oob.fd, .events = POLLIN };
 		struct rdma_conn_param cp;
 
+		/* A responder that refused us at once (busy) has said so by now: no CM request. */
+		if (poll(&pfd, 1, 0) > 0) {
+			ls_errcf(err, LS_E_PEER, "responder %s answered HELLO with no ACCEPT",
+				 p->oob.peer);
+			return peer_reason(p, err);
+		}
 		probe_cm_params(&cp);
 		if (rdma_connect(p->cm_id, &cp))
 			return ls_errnof(err, errno, "rdma_cm: connect to %s", o->peer);
-		if (probe_cm_wait(p, RDMA_CM_EVENT_ESTABLISHED, &ev, o->connect_timeout_ns, err))
-			return ls_err_wrap(err, "rdma_cm: connect to %s", o->peer);
+		if (probe_cm_wait(p, RDMA_CM_EVENT_ESTABLISHED, &ev, o->connect_timeout_ns, err)) {
+			ls_err_wrap(err, "rdma_cm: connect to %s", o->peer);
+			return peer_reason(p, err);
+		}
 		rdma_ack_cm_event(ev);
 	}
 	if (ls_oob_expect(&p->oob, LS_OOB_ACCEPT, &m, LS_OOB_ACCEPT_LEN,
@@ -545,6 +588,9 @@ static int server_session(struct probe *p, struct ls_err *err)
 	free(m.payload);
 	if (rc)
 		return ls_err_wrap(err, "handshake");
+	/* Every size, count and duration within the limits before any allocation. */
+	if (ls_probe_check_hello(&h, &p->lim, r->dev.max_msg_sz, err))
+		return -1;
 	if (!!(h.flags & LS_OOB_F_RDMA_CM) != o->rdma_cm)
 		return ls_errf(err, "prober %s rdma_cm (-R), this responder %s",
 			       (h.flags & LS_OOB_F_RDMA_CM) ? "uses" : "does not use",
@@ -566,7 +612,7 @@ static int server_session(struct probe *p, struct ls_err *err)
 		struct rdma_cm_event *ev;
 		uint8_t to = h.qp_timeout;
 
-		if (probe_cm_wait(p, RDMA_CM_EVENT_CONNECT_REQUEST, &ev, o->connect_timeout_ns, err))
+		if (probe_cm_wait_request(p, h.qp.qpn, &ev, o->connect_timeout_ns, err))
 			return -1;
 		p->cm_id = ev->id;
 		rdma_ack_cm_event(ev);
@@ -625,13 +671,50 @@ void ls_probe_result_free(struct ls_probe_result *r)
 	r->nruns = 0;
 }
 
-/* Serve prober sessions. */
+/* Responder: serve one connection the acceptor handed over; 0 when the session completed. */
+static int serve_one(struct probe *p, const struct ls_probe_opts *o)
+{
+	struct ls_probe_result *r = p->r;
+	struct ls_probe_dev dev = r->dev;
+	struct ls_err se = { 0 };
+	int rc;
+
+	ls_probe_result_free(r);
+	result_init(r, o, false);
+	r->dev = dev;
+	snprintf(r->peer, sizeof(r->peer), "%s", p->oob.peer);
+	p->o = o;
+	p->kept = 0;
+	rc = ls_auth_serve(&p->oob, p->key, o->connect_timeout_ns, &se);
+	if (!rc && o->session_start)
+		rc = o->session_start(o->arg, &se);
+	if (!rc)
+		rc = server_session(p, &se);
+	if (rc && se.code == LS_E_LIMIT) {
+		note(p, "refused prober %s: %s", p->oob.peer, se.msg);
+		snprintf(r->fault, sizeof(r->fault), "%s", se.msg);
+		ls_oob_send_error(&p->oob, E2BIG, se.msg);
+	} else if (rc) {
+		note(p, "session with %s failed: %s", p->oob.peer, se.msg);
+		snprintf(r->fault, sizeof(r->fault), "%s", se.msg);
+		ls_oob_send_error(&p->oob, EPROTO, se.msg);
+	} else {
+		note(p, "session with %s done (%u run%s)", p->oob.peer, r->nruns,
+		     r->nruns == 1 ? "" : "s");
+	}
+	ls_oob_close(&p->oob);
+	probe_destroy_resources(p);
+	return rc;
+}
+
+/* Serve prober sessions, one at a time (others are refused as busy). */
 int ls_probe_run_server(const struct ls_probe_opts *o, struct ls_probe_result *r,
 			struct ls_err *err)
 {
 	struct probe p = { .o = o, .r = r, .prober = false, .oob = { .fd = -1 } };
 	char addr[INET6_ADDRSTRLEN];
 	struct ls_auth_key key;
+	struct probe_acceptor *acc = NULL;
 	int lfd = -1, rc = -1;
 	unsigned int served = 0;
 
@@ -643,6 +726,9 @@ int ls_probe_run_server(const struct ls_probe_opts *o, struct ls_probe_result *r
 			return ls_err_wrap(err, "--key");
 		p.key = &key;
 	}
+	p.lim = o->lim;
+	if (o->capacity)	/* the responder's --max-samples */
+		p.lim.max_samples = o->capacity;
 	/* Fail early on a bad device or GID, before anyone connects. */
 	if (probe_open_device(&p, err) || probe_query_port(&p, err))
 		goto out;
@@ -658,16 +744,15 @@ int ls_probe_run_server(const struct ls_probe_opts *o, struct ls_probe_result *r
 	}
 	if (o->rdma_cm && probe_cm_server_listen(&p, err))
 		goto out;
-	if (ls_oob_listen(p.bind, o->port, &lfd, err))
+	if (ls_oob_listen(p.bind, o->port, &lfd, err) ||
+	    probe_acceptor_start(&acc, lfd, o->quiet, err))
 		goto out;
 	note(&p, "responder listening on %s port %u, %s (%s port %u, GID %d %s)",
 	     p.bind ? p.bind : "every address", o->port,
 	     p.key ? "probers must prove the key" : "insecure: any prober is served",
 	     r->dev.name, o->ib_port, r->dev.gid_index, r->dev.gid);
 	for (;;) {
-		struct ls_err se = { 0 };
-
-		if (ls_oob_accept_conn(lfd, o->listen_timeout_ns, &p.oob, err)) {
+		if (probe_acceptor_next(acc, o->listen_timeout_ns, &p.oob, err)) {
 			if (served) {	/* --forever: a quiet spell after sessions ends cleanly */
 				note(&p, "no prober within %.3g s after %u session%s, exiting",
 				     (double)o->listen_timeout_ns / 1e9, served,
@@ -678,31 +763,8 @@ int ls_probe_run_server(const struct ls_probe_opts *o, struct ls_probe_result *r
 				    (double)o->listen_timeout_ns / 1e9);
 			goto out;
 		}
-		ls_probe_result_free(r);
-		{
-			struct ls_probe_dev dev = r->dev;
-
-			result_init(r, o, false);
-			r->dev = dev;
-			r->cpu = o->cpu;
-		}
-		snprintf(r->peer, sizeof(r->peer), "%s", p.oob.peer);
-		p.o = o;
-		rc = ls_auth_serve(&p.oob, p.key, o->connect_timeout_ns, &se);
-		if (!rc && o->session_start)
-			rc = o->session_start(o->arg, &se);
-		if (!rc)
-			rc = server_session(&p, &se);
-		if (rc) {
-			note(&p, "session with %s failed: %s", p.oob.peer, se.msg);
-			snprintf(r->fault, sizeof(r->fault), "%s", se.msg);
-			ls_oob_send_error(&p.oob, EPROTO, se.msg);
-		} else {
-			note(&p, "session with %s done (%u run%s)", p.oob.peer, r->nruns,
-			     r->nruns == 1 ? "" : "s");
-		}
-		ls_oob_close(&p.oob);
-		probe_destroy_resources(&p);
+		rc = serve_one(&p, o);
+		probe_acceptor_idle(acc);
 		if (!p.ctx && !o->rdma_cm && probe_open_device(&p, err))
 			goto out;
 		if (!rc && !o->serve_forever)
@@ -712,6 +774,7 @@ int ls_probe_run_server(const struct ls_probe_opts *o, struct ls_probe_result *r
 	}
 	rc = 0;
 out:
+	probe_acceptor_stop(acc);
 	if (lfd >= 0)
 		close(lfd);
 	if (p.cm_listen)

@@ -39,6 +39,23 @@ enum ls_probe_hwclock {
 
 struct ls_probe_run;
 
+/*
+ * What a responder lets a prober ask of it (every size, count and wait a
+ * HELLO or RUN drives); checked before anything is allocated.
+ */
+struct ls_probe_limits {
+	uint32_t max_size;		/* largest message, bytes (--max-size) */
+	uint64_t max_samples;		/* samples kept per run (--max-samples) */
+	uint64_t max_session_samples;	/* samples kept over a session's runs */
+	uint64_t max_run_ns;		/* longest run and wait for END (--max-run-time) */
+};
+
+/* Defaults: sized for the lab and the tests (a prober's auto capacity fits). */
+#define LS_PROBE_DEF_MAX_SIZE		(8u << 20)
+#define LS_PROBE_DEF_MAX_SAMPLES	(1ull << 22)
+#define LS_PROBE_DEF_MAX_SESSION	(1ull << 24)
+#define LS_PROBE_DEF_MAX_RUN_NS		120000000000ull
+
 struct ls_probe_opts {
 	const char *device;		/* NULL: first device (or rdma_cm's choice) */
 	unsigned int ib_port;		/* 1-based */
@@ -47,7 +64,11 @@ struct ls_probe_opts {
 	unsigned int nsizes;
 	uint64_t iters;			/* per run (0 when duration_ns is set) */
 	uint64_t duration_ns;		/* per run (0 when iters is set) */
-	uint64_t capacity;		/* max samples per run with duration_ns (0: auto) */
+	/*
+	 * Prober: samples kept per run with duration_ns (0: auto). Responder:
+	 * the most samples per run a prober may ask it to keep (0: default).
+	 */
+	uint64_t capacity;
 	unsigned int mtu;		/* bytes, 0 = port's active MTU */
 	enum ls_probe_verb verb;
 	bool events;			/* completion channel instead of busy poll */
@@ -69,6 +90,7 @@ struct ls_probe_opts {
 	uint64_t listen_timeout_ns;	/* responder: wait for a prober, 0 = forever */
 	bool serve_forever;		/* responder: keep serving after a session */
 	bool quiet;			/* responder: no log lines on stderr */
+	struct ls_probe_limits lim;	/* responder: what a prober may ask */
 
 	/* Called about every 250 ms during a run (NULL: none). */
 	void (*progress)(void *arg, const struct ls_probe_run *run, uint64_t done);
@@ -187,6 +209,24 @@ bool ls_probe_bind_any(const char *bind);
 int ls_probe_gid_bind_addr(const uint8_t gid[16], char *buf, size_t len, struct ls_err *err);
 /* Free what a run_* call allocated (idempotent). */
 void ls_probe_result_free(struct ls_probe_result *r);
+
+/*
+ * Responder: check a prober's HELLO against the limits (lim->max_samples
+ * already resolved) and the device's largest message (0: unknown) before
+ * anything is allocated. A refusal names the limit and its option.
+ */
+int ls_probe_check_hello(const struct ls_oob_hello *h, const struct ls_probe_limits *lim,
+			 uint32_t dev_max_msg, struct ls_err *err);
+/*
+ * Responder: check a RUN after HELLO h, with kept samples already held by
+ * the session's earlier runs; *cap gets the samples to allocate for it.
+ */
+int ls_probe_check_run(const struct ls_oob_run *rm, const struct ls_oob_hello *h,
+		       const struct ls_probe_limits *lim, uint64_t kept, uint64_t *cap,
+		       struct ls_err *err);
+/* The longest a responder waits for a run's END: its length plus slack, capped. */
+uint64_t ls_probe_run_wait_ns(const struct ls_oob_hello *h, uint64_t cap, uint64_t wait_ns,
+			      const struct ls_probe_limits *lim);
 
 /* One-way latency of a sample: RTT / 2, or READ's full time (as perftest). */
 unsigned int ls_probe_rtt_divisor(enum ls_probe_verb v);

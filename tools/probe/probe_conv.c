@@ -70,6 +70,15 @@ unsigned int ls_probe_ibv_to_mtu(int m)
 	return m >= IBV_MTU_256 && m <= IBV_MTU_4096 ? 128u << m : 0;
 }
 
+/* Default limits (struct ls_probe_limits). */
+static void limits_init(struct ls_probe_limits *l)
+{
+	l->max_size = LS_PROBE_DEF_MAX_SIZE;
+	l->max_samples = LS_PROBE_DEF_MAX_SAMPLES;
+	l->max_session_samples = LS_PROBE_DEF_MAX_SESSION;
+	l->max_run_ns = LS_PROBE_DEF_MAX_RUN_NS;
+}
+
 /* Defaults. */
 void ls_probe_opts_init(struct ls_probe_opts *o)
 {
@@ -85,6 +94,7 @@ void ls_probe_opts_init(struct ls_probe_opts *o)
 	o->port = LS_OOB_DEFAULT_PORT;
 	o->connect_timeout_ns = 5000000000ull;
 	o->wait_timeout_ns = 10000000000ull;
+	limits_init(&o->lim);
 }
 
 /* Validate options that need no device. */
@@ -129,6 +139,13 @@ int ls_probe_opts_check(const struct ls_probe_opts *o, bool is_prober, struct ls
 		return ls_errf(err, "IB port %u is out of range [1, 255]", o->ib_port);
 	if (!o->wait_timeout_ns || !o->connect_timeout_ns)
 		return ls_errf(err, "timeouts must be positive");
+	if (is_prober && o->capacity && !o->duration_ns)
+		return ls_errf(err, "--max-samples of a prober needs -D");
+	if (!o->lim.max_size || !o->lim.max_samples || !o->lim.max_session_samples)
+		return ls_errf(err, "--max-size, --max-samples and --max-session-samples must be "
+			       "positive");
+	if (!o->lim.max_run_ns)
+		return ls_errf(err, "--max-run-time must be positive");
 	if (o->rdma_cm && o->mtu)
 		return ls_errf(err, "-m cannot be combined with -R: rdma_cm takes the path MTU from the route");
 	return 0;
@@ -165,4 +182,92 @@ int ls_probe_gid_bind_addr(const uint8_t gid[16], char *buf, size_t len, struct 
 	if (!inet_ntop(AF_INET6, gid, buf, (socklen_t)len))
 		return ls_errf(err, "GID %s: address does not fit", s);
 	return 0;
+}
+
+/* ---- a responder's limits on what a prober may ask ---- */
+
+/* Samples one run of HELLO h needs kept: its iterations, else its capacity. */
+static uint64_t hello_need(const struct ls_oob_hello *h)
+{
+	return h->iters ? h->iters : h->capacity;
+}
+
+/* Check a HELLO against the responder's limits before any allocation. */
+int ls_probe_check_hello(const struct ls_oob_hello *h, const struct ls_probe_limits *lim,
+			 uint32_t dev_max_msg, struct ls_err *err)
+{
+	uint64_t need = hello_need(h);
+
+	for (uint32_t i = 0; i < h->nsizes; i++) {
+		if (h->sizes[i] > lim->max_size)
+			return ls_errcf(err, LS_E_LIMIT, "size %u exceeds the responder's limit "
+					"of %u bytes (raise it with --max-size)", h->sizes[i],
+					lim->max_size);
+		if (dev_max_msg && h->sizes[i] > dev_max_msg)
+			return ls_errcf(err, LS_E_LIMIT, "size %u exceeds the responder "
+					"device's max message size %u", h->sizes[i], dev_max_msg);
+	}
+	if (h->iters > lim->max_samples)
+		return ls_errcf(err, LS_E_LIMIT, "%llu iterations exceed the responder's limit "
+				"of %llu samples per run (raise it with --max-samples)",
+				(unsigned long long)h->iters,
+				(unsigned long long)lim->max_samples);
+	if (h->capacity > lim->max_samples && !h->iters)
+		return ls_errcf(err, LS_E_LIMIT, "a capacity of %llu samples exceeds the "
+				"responder's limit of %llu samples per run (raise it with "
+				"--max-samples)",
+				(unsigned long long)h->capacity,
+				(unsigned long long)lim->max_samples);
+	if (h->duration_ns > lim->max_run_ns)
+		return ls_errcf(err, LS_E_LIMIT, "a run of %.3f s exceeds the responder's limit "
+				"of %.3f s (raise it with --max-run-time)",
+				(double)h->duration_ns / 1e9, (double)lim->max_run_ns / 1e9);
+	if (need * h->nsizes > lim->max_session_samples)
+		return ls_errcf(err, LS_E_LIMIT, "%u runs of %llu samples exceed the responder's "
+				"limit of %llu samples per session (raise it with "
+				"--max-session-samples)", h->nsizes, (unsigned long long)need,
+				(unsigned long long)lim->max_session_samples);
+	return 0;
+}
+
+/* Check a RUN after HELLO h and size its samples: planned count, bounded. */
+int ls_probe_check_run(const struct ls_oob_run *rm, const struct ls_oob_hello *h,
+		       const struct ls_probe_limits *lim, uint64_t kept, uint64_t *cap,
+		       struct ls_err *err)
+{
+	uint64_t need = hello_need(h);
+
+	if (rm->index >= h->nsizes || rm->size != h->sizes[rm->index])
+		return ls_errcf(err, LS_E_PEER_PROTO, "protocol error: RUN %u of size %u "
+				"does not follow HELLO", rm->index, rm->size);
+	if (rm->count > need)
+		return ls_errcf(err, LS_E_PEER_PROTO, "protocol error: RUN %u plans %llu "
+				"samples, HELLO allowed %llu", rm->index,
+				(unsigned long long)rm->count, (unsigned long long)need);
+	*cap = rm->count ? rm->count : need;
+	if (*cap > lim->max_samples)
+		return ls_errcf(err, LS_E_LIMIT, "RUN %u: %llu samples exceed the responder's "
+				"limit of %llu per run (raise it with --max-samples)", rm->index,
+				(unsigned long long)*cap, (unsigned long long)lim->max_samples);
+	if (kept + *cap > lim->max_session_samples)
+		return ls_errcf(err, LS_E_LIMIT, "RUN %u: %llu more samples after %llu kept "
+				"exceed the responder's limit of %llu per session (raise it "
+				"with --max-session-samples)", rm->index,
+				(unsigned long long)*cap, (unsigned long long)kept,
+				(unsigned long long)lim->max_session_samples);
+	return 0;
+}
+
+/* The longest wait for a run's END: its length plus slack, capped by the limit. */
+uint64_t ls_probe_run_wait_ns(const struct ls_oob_hello *h, uint64_t cap, uint64_t wait_ns,
+			      const struct ls_probe_limits *lim)
+{
+	uint64_t own, cap_ns = lim->max_run_ns + 2 * wait_ns;
+
+	if (h->duration_ns)
+		own = h->duration_ns + 2 * wait_ns;
+	else	/* every iteration may take up to one wait */
+		own = cap > (UINT64_MAX - wait_ns) / (wait_ns ? wait_ns : 1) ? UINT64_MAX :
+		      cap * wait_ns + wait_ns;
+	return own < cap_ns ? own : cap_ns;
 }

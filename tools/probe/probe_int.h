@@ -5,7 +5,8 @@
  * responder); probe_dev.c finds the device, port and GID and reads the
  * port's counters for fault reports; probe_qp.c creates the verbs
  * resources and connects the QP (directly or with rdma_cm); probe_cq.c
- * posts work requests and waits for completions.
+ * posts work requests and waits for completions; probe_accept.c is the
+ * responder's acceptor thread (one session at a time, others refused busy).
  */
 #ifndef LS_PROBE_INT_H
 #define LS_PROBE_INT_H
@@ -98,7 +99,26 @@ struct probe {
 	bool end_seen;			/* responder: END arrived during the run */
 	struct ls_probe_opts eff;	/* responder: options as the prober set them */
 	struct ls_oob_run end_msg;
+	struct ls_probe_limits lim;	/* responder: what a prober may ask (resolved) */
+	uint64_t kept;			/* responder: samples held by the session's runs */
+	uint64_t run_wait_ns;		/* responder: longest wait for this run's END */
 };
+
+struct probe_acceptor;
+
+/* probe_accept.c */
+/*
+ * Start the thread that owns the listening socket: it hands a connection
+ * to the session loop when that is idle and refuses others with "busy".
+ */
+int probe_acceptor_start(struct probe_acceptor **ap, int lfd, bool quiet, struct ls_err *err);
+/* Wait for the next connection handed over (timeout_ns 0: forever). */
+int probe_acceptor_next(struct probe_acceptor *a, uint64_t timeout_ns, struct ls_oob *c,
+			struct ls_err *err);
+/* The session on the last connection handed over ended: take the next one. */
+void probe_acceptor_idle(struct probe_acceptor *a);
+/* Stop the thread and free it (NULL is fine). */
+void probe_acceptor_stop(struct probe_acceptor *a);
 
 /* probe_dev.c */
 /* Open the device by name (or the first one), listing the existing ones on failure. */
@@ -125,6 +145,9 @@ void probe_destroy_resources(struct probe *p);
 /* Wait for one rdma_cm event of type want within timeout_ns. */
 int probe_cm_wait(struct probe *p, enum rdma_cm_event_type want,
 		  struct rdma_cm_event **ev, uint64_t timeout_ns, struct ls_err *err);
+/* Responder: wait for the CONNECT_REQUEST of QP qpn, rejecting others. */
+int probe_cm_wait_request(struct probe *p, uint32_t qpn, struct rdma_cm_event **ev,
+			  uint64_t timeout_ns, struct ls_err *err);
 /* Adopt the device rdma_cm chose; -d must agree. */
 int probe_cm_adopt_device(struct probe *p, struct ibv_context *ctx, struct ls_err *err);
 /* Connection parameters for rdma_connect / rdma_accept. */

@@ -315,6 +315,32 @@ int probe_cm_wait(struct probe *p, enum rdma_cm_event_type want,
 	return 0;
 }
 
+/*
+ * Responder: wait for the CONNECT_REQUEST of the prober whose HELLO offered
+ * QP qpn. Requests of other QPs (a prober refused as busy or over a limit
+ * that connected anyway) are rejected, not taken for this session's.
+ */
+int probe_cm_wait_request(struct probe *p, uint32_t qpn, struct rdma_cm_event **ev,
+			  uint64_t timeout_ns, struct ls_err *err)
+{
+	uint64_t deadline = ls_now_ns() + timeout_ns;
+
+	for (;;) {
+		uint64_t now = ls_now_ns();
+		struct rdma_cm_id *id;
+
+		if (probe_cm_wait(p, RDMA_CM_EVENT_CONNECT_REQUEST, ev,
+				  deadline > now ? deadline - now : 0, err))
+			return -1;
+		if ((*ev)->param.conn.qp_num == qpn)
+			return 0;
+		id = (*ev)->id;
+		rdma_reject(id, NULL, 0);
+		rdma_ack_cm_event(*ev);
+		rdma_destroy_id(id);
+	}
+}
+
 /* Create the rdma_cm event channel, non-blocking. */
 static int cm_channel(struct probe *p, struct ls_err *err)
 {
