@@ -4,7 +4,8 @@
 # with a message naming the problem; A/A comparisons of documents drawn
 # from one distribution (fixed seed) come out "no significant change" at
 # the stated alpha rate; a known slowdown is a regression (exit 1) only
-# above --max-regress; an improvement is "faster" and exit 0.
+# above --max-regress; an improvement is "faster" and exit 0; 100,000
+# series are joined by name whatever their order.
 . "$(dirname "$0")/../lib.sh"
 cli_test_setup "generates the synthetic documents"
 
@@ -135,4 +136,29 @@ expect_rc "JSON lines of different kinds: exit 2 naming the document" 2 \
 expect_rc "--only restricts the distributions" 0 "parts.queuing" $C --only parts.queuing "$T/a.json" "$T/slow.json"
 out=$($C --only parts.queuing "$T/a.json" "$T/slow.json" 2>&1)
 grep -q processing <<<"$out" && not_ok "--only hides the others" "$out" || ok "--only hides the others"
+
+# 100,000 series joined by name, not by position: B lists them in reverse
+# and changes one; every series pairs with its own (counts, p50s) and only
+# that one moved.
+python3 - "$T" <<'PY'
+import json, sys
+t, n = sys.argv[1], 100000
+def cpu(i, base):
+    return {"cpu": i, "count": 4, "p50_ns": base, "p99_ns": base + 300,
+            "samples_ns": [base + i % 97 + k * 100 for k in range(4)]}
+json.dump({"schema": 1, "kind": "irq", "cpus": [cpu(i, 1000) for i in range(n)]},
+          open(t + "/big-a.json", "w"))
+b = [cpu(i, 3000 if i == 77777 else 1000) for i in reversed(range(n))]
+json.dump({"schema": 1, "kind": "irq", "cpus": b}, open(t + "/big-b.json", "w"))
+PY
+if out=$($C --json "$T/big-a.json" "$T/big-b.json" 2>&1) && python3 -c '
+import json, sys
+d = json.loads(sys.stdin.read())
+s = d["series"]
+assert len(s) == 100000, len(s)
+moved = [x["name"] for x in s if x["p50_change_pct"] != 0]
+assert moved == ["cpus[cpu=77777]"], moved[:5]
+assert all(x["count_a"] == x["count_b"] == 4 and (x["p50_a_ns"] == x["p50_b_ns"]) == (x["name"] != "cpus[cpu=77777]") for x in s)
+' <<<"$out"; then ok "100,000 series: each joined with its own by name, only cpu 77777 moved"
+else not_ok "100,000 series joined by name" "$(head -c 2000 <<<"$out")"; fi
 done_testing
