@@ -84,9 +84,15 @@ expect_fail "second responder on the same port: exit 2, port in use" 2 "port $PO
 
 # --- hostile handshakes to responder a (handshake timeout 5 s default) -----
 HDR='\x4c\x53\x50\x42\x00\x02\x00\x01\x00\x00\x00\x00\x00\x00\x00\x64'	# HELLO, 100 bytes
-lab_exec 0 "head -c 200 /dev/urandom > /dev/tcp/192.0.2.2/$PORT" >/dev/null 2>&1
-lab_exec 0 "printf '$HDR\x01\x00\x00\x00\x0e\x00' > /dev/tcp/192.0.2.2/$PORT" >/dev/null 2>&1
-lab_exec 0 "printf '\x4c\x53\x50\x42\x00\x07\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00' > /dev/tcp/192.0.2.2/$PORT" >/dev/null 2>&1
+# hostile CMD: connect, read the responder's AUTH frame (52 bytes: a peer
+# that closes with it unread resets the connection, and the reset can
+# overtake what it sent), send CMD's output, close.
+hostile() {
+	lab_exec_t 30 0 "exec 3<>/dev/tcp/192.0.2.2/$PORT; timeout 10 head -c 52 <&3 >/dev/null; $1 >&3; exec 3>&-" >/dev/null 2>&1
+}
+hostile "head -c 200 /dev/urandom"
+hostile "printf '$HDR\x01\x00\x00\x00\x0e\x00'"
+hostile "printf '\x4c\x53\x50\x42\x00\x07\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00'"
 lab_exec_t 30 0 "exec 3<>/dev/tcp/192.0.2.2/$PORT; printf '$HDR' >&3; sleep 7; exec 3>&-" >/dev/null 2>&1
 out=$(lab_exec_t 120 0 "$B probe -p $PORT -u 20 -n 20 192.0.2.2 >/dev/null 2>&1; echo rc=\$?")
 if [ "$out" = rc=0 ]; then ok "responder still serves a real prober after four bad handshakes"

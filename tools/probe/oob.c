@@ -687,6 +687,12 @@ static int read_all(struct ls_oob *c, uint8_t *buf, size_t len, uint64_t deadlin
 		if (n < 0) {
 			if (errno == EINTR || errno == EAGAIN)
 				continue;
+			/* A peer that closes with our frame unread resets instead. */
+			if (errno == ECONNRESET && got)
+				return ls_errf(err, "truncated message (%zu of %zu bytes): %s reset the "
+					       "control connection", got, len, c->peer);
+			if (errno == ECONNRESET)
+				return ls_errf(err, "%s reset the control connection", c->peer);
 			return ls_errnof(err, errno, "receive from %s", c->peer);
 		}
 		if (!n && got)
