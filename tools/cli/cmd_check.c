@@ -156,15 +156,8 @@ static int check_parse(int argc, char **argv, struct check_opts *o)
 		ls_errf(&err, "--key needs a PEER to probe");
 		goto bad;
 	}
-	if (o->key_file) {
-		struct ls_auth_key key;
-
-		if (ls_auth_key_load(o->key_file, &key, &err)) {
-			ls_err_wrap(&err, "--key");
-			goto bad;
-		}
-		ls_auth_key_wipe(&key);
-	}
+	if (o->key_file && ls_auth_key_check(o->key_file, &err))
+		goto bad;
 	o->window_ns = (uint64_t)(o->window_s * 1e9);
 	return 0;
 bad:

@@ -130,8 +130,6 @@ int ls_probe_opts_finish(struct ls_probe_opts *o, bool prober, const char *peers
 {
 	struct ls_err err = { 0 };
 
-	struct ls_auth_key key;
-
 	if (prober && limits_set(&o->lim)) {
 		ls_errf(&err, "--max-size, --max-session-samples and --max-run-time are the "
 			"responder's");
@@ -141,13 +139,8 @@ int ls_probe_opts_finish(struct ls_probe_opts *o, bool prober, const char *peers
 	if (ls_probe_opts_check(o, prober, &err))
 		return ls_opts_exit(LS_EXIT_USAGE, cmd, &err);
 	/* A bad key file fails here, before any device is opened; the run reads it again. */
-	if (o->key_file) {
-		if (ls_auth_key_load(o->key_file, &key, &err)) {
-			ls_err_wrap(&err, "--key");
-			return ls_opts_exit(LS_EXIT_USAGE, cmd, &err);
-		}
-		ls_auth_key_wipe(&key);
-	}
+	if (o->key_file && ls_auth_key_check(o->key_file, &err))
+		return ls_opts_exit(LS_EXIT_USAGE, cmd, &err);
 	if (peers) {
 		if (ls_peers_load(peers, plist, &err))
 			return ls_opts_exit(LS_EXIT_USAGE, cmd, &err);

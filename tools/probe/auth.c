@@ -108,6 +108,17 @@ void ls_auth_key_wipe(struct ls_auth_key *k)
 	OPENSSL_cleanse(k, sizeof(*k));
 }
 
+/* Check that the --key file loads; the key is wiped at once. */
+int ls_auth_key_check(const char *path, struct ls_err *err)
+{
+	struct ls_auth_key key;
+
+	if (ls_auth_key_load(path, &key, err))
+		return ls_err_wrap(err, "--key");
+	ls_auth_key_wipe(&key);
+	return 0;
+}
+
 /* Role's proof: HMAC(key, label || nonce_r || nonce_p). */
 int ls_auth_prove(const struct ls_auth_key *k, enum ls_auth_role role,
 		  const uint8_t nonce_r[LS_OOB_NONCE_LEN], const uint8_t nonce_p[LS_OOB_NONCE_LEN],

@@ -51,6 +51,11 @@ int ls_auth_hmac_sha256(const uint8_t *key, size_t klen, const uint8_t *msg, siz
 int ls_auth_key_load(const char *path, struct ls_auth_key *k, struct ls_err *err);
 /* Wipe a key from memory. */
 void ls_auth_key_wipe(struct ls_auth_key *k);
+/*
+ * Check that the key file given as --key loads (before any device is
+ * opened; the key itself is wiped at once): 0, or -1 with "--key: why".
+ */
+int ls_auth_key_check(const char *path, struct ls_err *err);
 
 /* Role's proof over the session's nonces: HMAC(key, label || nonce_r || nonce_p). */
 int ls_auth_prove(const struct ls_auth_key *k, enum ls_auth_role role,

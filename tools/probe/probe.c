@@ -8,6 +8,17 @@ static uint64_t min_u64(uint64_t a, uint64_t b)
 	return a < b ? a : b;
 }
 
+/* Load o's --key (if any) into key and point p at it; key is wiped by the caller. */
+static int key_load(struct probe *p, struct ls_auth_key *key, struct ls_err *err)
+{
+	if (!p->o->key_file)
+		return 0;
+	if (ls_auth_key_load(p->o->key_file, key, err))
+		return ls_err_wrap(err, "--key");
+	p->key = key;
+	return 0;
+}
+
 /* Samples to preallocate per run. */
 static uint64_t run_capacity(const struct ls_probe_opts *o)
 {
@@ -526,13 +537,8 @@ int ls_probe_run_client(const struct ls_probe_opts *o, struct ls_probe_result *r
 	int rc;
 
 	result_init(r, o, true);
-	if (ls_probe_opts_check(o, true, err) || pin_cpu(o, r, err))
+	if (ls_probe_opts_check(o, true, err) || pin_cpu(o, r, err) || key_load(&p, &key, err))
 		return -1;
-	if (o->key_file) {
-		if (ls_auth_key_load(o->key_file, &key, err))
-			return ls_err_wrap(err, "--key");
-		p.key = &key;
-	}
 	snprintf(r->peer, sizeof(r->peer), "%s:%u", o->peer, o->port);
 	/* Bad device, port or GID fail here, before the network is touched. */
 	if ((!o->rdma_cm || o->device) && (probe_open_device(&p, err) || probe_query_port(&p, err))) {
@@ -719,13 +725,8 @@ int ls_probe_run_server(const struct ls_probe_opts *o, struct ls_probe_result *r
 	unsigned int served = 0;
 
 	result_init(r, o, false);
-	if (ls_probe_opts_check(o, false, err) || pin_cpu(o, r, err))
+	if (ls_probe_opts_check(o, false, err) || pin_cpu(o, r, err) || key_load(&p, &key, err))
 		return -1;
-	if (o->key_file) {
-		if (ls_auth_key_load(o->key_file, &key, err))
-			return ls_err_wrap(err, "--key");
-		p.key = &key;
-	}
 	p.lim = o->lim;
 	if (o->capacity)	/* the responder's --max-samples */
 		p.lim.max_samples = o->capacity;
