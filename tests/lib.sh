@@ -180,6 +180,21 @@ wait_listening() {
 	return 1
 }
 
+# lab_responder_start CMD: run the responder command line CMD in guest 1
+# in the background, its pid in $W/resp.pid and its log (a fresh one) in
+# $W/resp.log; true once it says it listens.
+lab_responder_start() {
+	rm -f "$W/resp.log"
+	lab_bg 1 "$1 > $W/resp.log 2>&1 & echo \$! > $W/resp.pid; wait" >/dev/null
+	lab_wait_listening 1 "$W/resp.log"
+}
+
+# lab_responder_stop: end the responder lab_responder_start started.
+lab_responder_stop() {
+	[ -s "$W/resp.pid" ] && lab_exec 1 "kill $(cat "$W/resp.pid") 2>/dev/null; true"
+	rm -f "$W/resp.pid"
+}
+
 # lab_wait_listening NODE FILE: the same, read in guest NODE (150 x 0.2 s:
 # a responder's first start after a boot loads its libraries cold over 9p).
 lab_wait_listening() {

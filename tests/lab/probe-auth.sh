@@ -18,17 +18,9 @@ lab_workdir probe-auth
 plan_none
 K=/tmp/probe-auth.$$
 
-# start_responder ARGS...: a --forever responder on node1, pid in $W/resp.pid, log $W/resp.log.
-start_responder() {
-	rm -f "$W/resp.log"
-	lab_bg 1 "$B probe -p $PORT --forever --listen-timeout 120 $* > $W/resp.log 2>&1 & echo \$! > $W/resp.pid; wait" >/dev/null
-	lab_wait_listening 1 "$W/resp.log"
-}
-# stop_responder: end the responder we started (by its pid).
-stop_responder() {
-	[ -s "$W/resp.pid" ] && lab_exec 1 "kill $(cat "$W/resp.pid") 2>/dev/null; true"
-	rm -f "$W/resp.pid"
-}
+# start_responder ARGS...: a --forever responder on node1 (lab_responder_start).
+start_responder() { lab_responder_start "$B probe -p $PORT --forever --listen-timeout 120 $*"; }
+stop_responder() { lab_responder_stop; }
 cleanup() {
 	stop_responder
 	for n in 0 1; do lab_exec $n "rm -rf $K" >/dev/null 2>&1; done

@@ -17,16 +17,9 @@ lab_workdir probe-basic
 plan_none
 lab_drop_caches
 
-# start_responder EXTRA...: a --forever responder on node1, pid in $W/resp.pid.
-start_responder() {
-	lab_bg 1 "$B probe --insecure -p $PORT --forever --listen-timeout 120 $* > $W/resp.log 2>&1 & echo \$! > $W/resp.pid; wait" >/dev/null
-	lab_wait_listening 1 "$W/resp.log"
-}
-# stop_responder: end the responder we started (by its pid).
-stop_responder() {
-	[ -s "$W/resp.pid" ] && lab_exec 1 "kill $(cat "$W/resp.pid") 2>/dev/null; true"
-	rm -f "$W/resp.pid"
-}
+# start_responder EXTRA...: a --forever responder on node1 (lab_responder_start).
+start_responder() { lab_responder_start "$B probe --insecure -p $PORT --forever --listen-timeout 120 $*"; }
+stop_responder() { lab_responder_stop; }
 cleanup() { stop_responder; rm -rf "$W"; }
 trap cleanup EXIT
 

@@ -30,14 +30,9 @@ lab_drop_caches
 # start_responder [EXTRA...]: the --forever responder on node1 under the
 # memory limit, pid in $W/resp.pid, log in $W/resp.log.
 start_responder() {
-	lab_bg 1 "(ulimit -v $VLIMIT_KIB; exec $B probe -p $PORT --insecure --forever --listen-timeout 300 $LIMITS $*) > $W/resp.log 2>&1 & echo \$! > $W/resp.pid; wait" >/dev/null
-	lab_wait_listening 1 "$W/resp.log"
+	lab_responder_start "(ulimit -v $VLIMIT_KIB; exec $B probe -p $PORT --insecure --forever --listen-timeout 300 $LIMITS $*)"
 }
-# stop_responder: end the responder we started (by its pid).
-stop_responder() {
-	[ -s "$W/resp.pid" ] && lab_exec 1 "kill $(cat "$W/resp.pid") 2>/dev/null; true"
-	rm -f "$W/resp.pid"
-}
+stop_responder() { lab_responder_stop; }
 cleanup() { stop_responder; rm -rf "$W"; }
 trap cleanup EXIT
 
