@@ -54,6 +54,86 @@ TEST(classify)
 	EXPECT_EQ(LS_CTR_DROP, ls_ctr_classify("hw:out_of_buffer"));
 	EXPECT_EQ(LS_CTR_QUEUE, ls_ctr_classify("qdisc:netem:8001:backlog"));
 	EXPECT_EQ(LS_CTR_OTHER, ls_ctr_classify("hw:sent_pkts"));
+	EXPECT_EQ(LS_CTR_ECN, ls_ctr_classify("ipext:InCEPkts"));
+	EXPECT_EQ(LS_CTR_OTHER, ls_ctr_classify("ipext:InECT0Pkts"));
+	EXPECT_EQ(LS_CTR_OTHER, ls_ctr_classify("ipext:InNoECTPkts"));
+}
+
+/* netstat text with IpExt columns in a scrambled order and TcpExt around them. */
+static void put_netstat(const char *root, unsigned int ce, unsigned int ect0)
+{
+	char dir[300], text[600];
+
+	snprintf(dir, sizeof(dir), "%s/proc/net", root);
+	snprintf(text, sizeof(text),
+		 "TcpExt: SyncookiesSent InCEPkts\nTcpExt: 1 999\n"
+		 "IpExt: InNoRoutes InECT1Pkts InCEPkts InOctets InNoECTPkts InECT0Pkts\n"
+		 "IpExt: 0 3 %u 123456 77 %u\n"
+		 "MPTcpExt: MPCapableSYNRX\nMPTcpExt: 0\n", ce, ect0);
+	put(dir, "netstat", text);
+}
+
+TEST(ipext_ecn_counters)
+{
+	char root[] = "/tmp/ls-ipext-XXXXXX", cmd[600];
+	struct ls_ctr_cfg cfg = { .ipext = true };
+	const struct ls_ctr_delta *c;
+	struct ls_ctr_snap a, b;
+	struct ls_ctr_diff d;
+	struct ls_err e;
+
+	ASSERT_NE(NULL, mkdtemp(root));
+	cfg.root = root;
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/proc/net", root);
+	ASSERT_EQ(0, system(cmd));
+	put_netstat(root, 10, 500);
+	ASSERT_EQ(0, ls_ctr_snapshot(&cfg, &a, &e));
+	EXPECT_EQ(4, a.n);
+	put_netstat(root, 52, 900);
+	ASSERT_EQ(0, ls_ctr_snapshot(&cfg, &b, &e));
+	ASSERT_EQ(0, ls_ctr_diff(&a, &b, &d, &e));
+	c = find(&d, "ipext:InCEPkts");	/* IpExt's column, not TcpExt's */
+	ASSERT_NE(NULL, c);
+	EXPECT_TRUE(c->ok);
+	EXPECT_EQ(10, c->before);
+	EXPECT_EQ(42, c->delta);
+	EXPECT_EQ(LS_CTR_ECN, c->cls);
+	c = find(&d, "ipext:InECT0Pkts");
+	ASSERT_NE(NULL, c);
+	EXPECT_EQ(400, c->delta);
+	c = find(&d, "ipext:InECT1Pkts");
+	ASSERT_NE(NULL, c);
+	EXPECT_EQ(0, c->delta);
+	c = find(&d, "ipext:InNoECTPkts");
+	ASSERT_NE(NULL, c);
+	EXPECT_EQ(77, c->after);
+	ls_ctr_diff_free(&d);
+	ls_ctr_snap_free(&a);
+	ls_ctr_snap_free(&b);
+	/* a header without its value line, then no file: named, unreadable */
+	snprintf(cmd, sizeof(cmd), "%s/proc/net", root);
+	put(cmd, "netstat", "IpExt: InCEPkts InECT0Pkts\n");
+	ASSERT_EQ(0, ls_ctr_snapshot(&cfg, &a, &e));
+	ASSERT_EQ(4, a.n);
+	for (size_t i = 0; i < a.n; i++) {
+		EXPECT_FALSE(a.v[i].ok);
+		EXPECT_NE(NULL, strstr(a.v[i].error, "no readable IpExt"));
+	}
+	ls_ctr_snap_free(&a);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	ASSERT_EQ(0, system(cmd));
+	ASSERT_EQ(0, ls_ctr_snapshot(&cfg, &a, &e));
+	ASSERT_EQ(1, a.n);
+	EXPECT_STREQ("ipext:*", a.v[0].name);
+	EXPECT_FALSE(a.v[0].ok);
+	ls_ctr_snap_free(&a);
+	/* the host's own /proc: InCEPkts is readable */
+	cfg.root = NULL;
+	ASSERT_EQ(0, ls_ctr_snapshot(&cfg, &a, &e));
+	EXPECT_EQ(4, a.n);
+	for (size_t i = 0; i < a.n; i++)
+		EXPECT_TRUE(a.v[i].ok);
+	ls_ctr_snap_free(&a);
 }
 
 TEST(sysfs_tree_with_unreadable_counters)

@@ -145,6 +145,7 @@ int bd_start(struct bd_ctx *x, struct ls_err *err)
 	x->ctr_cfg.ibdev = h->ibdev;
 	x->ctr_cfg.port = c->o.ib_port;
 	x->ctr_cfg.netdev = h->netdev[0] ? h->netdev : NULL;
+	x->ctr_cfg.ipext = true;
 
 	snprintf(h->backend, sizeof(h->backend), "none");
 	if (!strcmp(c->backend, "none")) {

@@ -573,6 +573,7 @@ int cmd_check(int argc, char **argv)
 		goto cleanup;
 	}
 	ccfg.ibdev = cx->o.ibdev;
+	ccfg.ipext = true;
 	ccfg.port = cx->o.port;
 	ccfg.netdev = cx->nic.netdev[0] ? cx->nic.netdev : NULL;
 	rc = ls_ctr_snapshot(&ccfg, &before, &err);

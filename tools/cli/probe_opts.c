@@ -52,6 +52,7 @@ const struct ls_opt ls_probe_optv[LS_PROBE_NR_OPTS] = {
 	LS_OPT_HOOK("mtu", 'm', PO, mtu, parse_mtu),
 	LS_OPT_FLAG("events", 'e', PO, events),
 	LS_OPT_U64("qp-timeout", 'u', PO, qp_timeout, 0, 31),
+	LS_OPT_U64("tclass", LS_PO_TCLASS, PO, tclass, 0, 255),
 	LS_OPT_HOOK("verb", LS_PO_VERB, PO, verb, parse_verb),
 	LS_OPT_U64("cpu", LS_PO_CPU, PO, cpu, 0, LS_MAX_CPUS - 1),
 	LS_OPT_U64("port", 'p', PO, port, 1, 65535),
@@ -76,6 +77,8 @@ void ls_probe_help(FILE *fp, const struct ls_probe_help *h)
 "  -m, --mtu BYTES           path MTU 256..4096 (default: the port's active MTU)\n"
 "  -e, --events              completion events instead of busy polling\n"
 "  -u, --qp-timeout N        QP local ACK timeout exponent 0..31 (default 14)\n"
+"      --tclass N            traffic class 0..255 of this side's packets (RoCEv2:\n"
+"                            the IP TOS byte, DSCP << 2 | ECN; 106 = DSCP 26, ECT(0))\n"
 "      --verb VERB           write (default), send or read\n"
 "%s"
 "  -p, --port PORT           TCP control port (default %u)\n"

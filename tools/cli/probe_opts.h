@@ -21,6 +21,7 @@ enum {
 	LS_PO_BIND,
 	LS_PO_KEY,
 	LS_PO_INSECURE,
+	LS_PO_TCLASS,
 };
 
 /* Keys of the responder's limits (a block of their own). */
@@ -32,7 +33,7 @@ enum {
 };
 
 /* How many shared options there are. */
-#define LS_PROBE_NR_OPTS 19
+#define LS_PROBE_NR_OPTS 20
 
 /*
  * The shared options, their values into a struct ls_probe_opts: a command

@@ -10,6 +10,12 @@
  *                 (RTM_GETQDISC dump, TCA_STATS2/TCA_STATS_QUEUE):
  *                 drops, overlimits, requeues (counters), backlog and
  *                 qlen (gauges: the after value matters, not the delta)
+ *   ipext:NAME    the host's IP ECN counters, /proc/net/netstat IpExt
+ *                 InCEPkts (class ECN: CE-marked IP packets received),
+ *                 InECT0Pkts, InECT1Pkts, InNoECTPkts (other). They count
+ *                 every IP packet of the network namespace, RoCEv2 included:
+ *                 where the RDMA device has no ECN counter (Soft-RoCE), the
+ *                 receiving kernel's InCEPkts is the ECN evidence.
  *
  * Every counter is classified by its name (PFC pause, ECN, CNP,
  * out-of-sequence, retransmit, drops, queue). A counter that cannot be read
@@ -59,6 +65,7 @@ struct ls_ctr_cfg {
 	const char *netdev;	/* NULL: no ethtool / qdisc counters */
 	bool no_ethtool;	/* skip the ioctl (tests with a fake root) */
 	bool no_qdisc;
+	bool ipext;		/* read ROOT/proc/net/netstat IpExt ECN counters */
 };
 
 /* One counter over the run. */

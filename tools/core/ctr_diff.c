@@ -42,7 +42,8 @@ static bool has_any(const char *name, const char *const *needles)
 enum ls_ctr_class ls_ctr_classify(const char *name)
 {
 	static const char *const cnp[] = { "cnp", NULL };
-	static const char *const ecn[] = { "ecn", "ce_mark", "marked", NULL };
+	static const char *const ecn[] = { "ecn", "ce_mark", "marked", "ipext:InCEPkts",
+					   NULL };
 	static const char *const pfc[] = { "pause", "pfc", NULL };
 	static const char *const oos[] = { "out_of_seq", "seq_err", "sequence_err",
 					   "duplicate", "_oos", "oos_", NULL };

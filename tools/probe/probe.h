@@ -73,6 +73,11 @@ struct ls_probe_opts {
 	enum ls_probe_verb verb;
 	bool events;			/* completion channel instead of busy poll */
 	unsigned int qp_timeout;	/* IB local ACK timeout exponent (4.096 us * 2^t) */
+	/*
+	 * GRH traffic class of this side's packets (RoCEv2: the IP TOS byte,
+	 * DSCP << 2 | ECN; e.g. 106 = DSCP 26 with ECT(0)). 0: the default.
+	 */
+	unsigned int tclass;
 	int cpu;			/* pin to this CPU, -1 = no pinning */
 	const char *peer;		/* prober: the responder's host; responder: NULL */
 	/*

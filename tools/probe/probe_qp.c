@@ -159,6 +159,7 @@ int probe_connect_qp(struct probe *p, unsigned int mtu, struct ls_err *err)
 		memcpy(a.ah_attr.grh.dgid.raw, p->remote.gid, 16);
 		a.ah_attr.grh.sgid_index = (uint8_t)p->r->dev.gid_index;
 		a.ah_attr.grh.hop_limit = 64;
+		a.ah_attr.grh.traffic_class = (uint8_t)p->o->tclass;
 	}
 	e = ibv_modify_qp(p->qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
 			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
@@ -400,7 +401,7 @@ int probe_cm_client_resolve(struct probe *p, struct ls_err *err)
 {
 	struct sockaddr_storage ss;
 	struct rdma_cm_event *ev;
-	uint8_t to = (uint8_t)p->o->qp_timeout;
+	uint8_t to = (uint8_t)p->o->qp_timeout, tos = (uint8_t)p->o->tclass;
 	int ms = (int)(p->o->connect_timeout_ns / 1000000);
 
 	if (cm_channel(p, err) || cm_addr(p->o->peer, p->o->port, false, &ss, err))
@@ -413,6 +414,9 @@ int probe_cm_client_resolve(struct probe *p, struct ls_err *err)
 		return ls_err_wrap(err, "rdma_cm: resolve %s", p->o->peer);
 	rdma_ack_cm_event(ev);
 	rdma_set_option(p->cm_id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &to, sizeof(to));
+	if (p->o->tclass && rdma_set_option(p->cm_id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &tos,
+					    sizeof(tos)))
+		return ls_errnof(err, errno, "rdma_cm: set TOS %u", p->o->tclass);
 	if (rdma_resolve_route(p->cm_id, ms))
 		return ls_errnof(err, errno, "rdma_cm: resolve route to %s", p->o->peer);
 	if (probe_cm_wait(p, RDMA_CM_EVENT_ROUTE_RESOLVED, &ev, p->o->connect_timeout_ns, err))

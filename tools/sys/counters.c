@@ -281,6 +281,72 @@ out:
 	return ret;
 }
 
+/* Find NAME's column of the IpExt line pair of /proc/net/netstat text as a count. */
+static int ipext_value(char *text, const char *name, uint64_t *v)
+{
+	char *hdr = NULL, *val = NULL, *line, *save = NULL;
+	char *hs = NULL, *vs = NULL, *h, *x, *end;
+
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (strncmp(line, "IpExt: ", 7))
+			continue;
+		if (!hdr)
+			hdr = line + 7;
+		else
+			val = line + 7;
+	}
+	if (!hdr || !val)
+		return -1;
+	for (h = strtok_r(hdr, " ", &hs), x = strtok_r(val, " ", &vs); h && x;
+	     h = strtok_r(NULL, " ", &hs), x = strtok_r(NULL, " ", &vs)) {
+		if (strcmp(h, name))
+			continue;
+		errno = 0;
+		*v = strtoull(x, &end, 10);
+		return errno || end == x || *end || *x == '-' ? -1 : 0;
+	}
+	return -1;
+}
+
+/* The IpExt ECN counters of ROOT/proc/net/netstat as ipext:NAME. */
+static int read_ipext(struct ls_ctr_snap *s, const char *root)
+{
+	static const char *const names[] = { "InCEPkts", "InECT0Pkts", "InECT1Pkts",
+					     "InNoECTPkts" };
+	char path[512], name[64], msg[240];
+	struct ls_err e;
+	char *text, *copy;
+	int ret = 0;
+
+	text = malloc(65536);
+	copy = malloc(65536);
+	if (!text || !copy) {
+		ret = -1;
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/proc/net/netstat", root);
+	if (ls_read_text(path, text, 65536, &e)) {
+		ret = ls_ctr_add(s, "ipext:*", false, false, 0, e.msg);
+		goto out;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(names) && !ret; i++) {
+		uint64_t v;
+
+		snprintf(name, sizeof(name), "ipext:%s", names[i]);
+		memcpy(copy, text, 65536);
+		if (ipext_value(copy, names[i], &v)) {
+			snprintf(msg, sizeof(msg), "%s: no readable IpExt %s", path, names[i]);
+			ret = ls_ctr_add(s, name, false, false, 0, msg);
+		} else {
+			ret = ls_ctr_add(s, name, false, true, v, NULL);
+		}
+	}
+out:
+	free(text);
+	free(copy);
+	return ret;
+}
+
 /* qsort comparator: counters by name. */
 static int ctr_cmp(const void *a, const void *b)
 {
@@ -322,6 +388,8 @@ int ls_ctr_snapshot(const struct ls_ctr_cfg *cfg, struct ls_ctr_snap *s,
 		if (!cfg->no_qdisc && read_qdiscs(s, cfg->netdev))
 			goto nomem;
 	}
+	if (cfg->ipext && read_ipext(s, root))
+		goto nomem;
 	if (s->n)
 		qsort(s->v, s->n, sizeof(*s->v), ctr_cmp);
 	return 0;
