@@ -100,7 +100,8 @@ need-krels:
 # ls_faultinj.ko (tests/lab/faultinj/) adds known softirq work to selected
 # RoCEv2 packets in a guest. Tests only: neither is installed.
 LABWIRE_SRCS := $(addprefix tools/lab/,labwire.c labwire_loop.c labwire_path.c \
-	labwire_classify.c labwire_rules.c labwire_log.c labwire_stats.c labwire_ctl.c)
+	labwire_classify.c labwire_rules.c labwire_log.c labwire_stats.c labwire_ctl.c \
+	labwire_flow.c)
 $(B)/lab/labwire: $(LABWIRE_SRCS) tools/lab/labwire_int.h tools/lab/roce_bth.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CFLAGS_WARN) -std=gnu11 -D_GNU_SOURCE -o $@ $(LABWIRE_SRCS) -lm

@@ -81,6 +81,8 @@ bad_cmds=(
 	"link ab" "class ab 8 limit=1" "class ab 0 colour=1" "class ab 0"
 	"class ab 0 limit=99999999999" "dscp ab 64=1" "dscp ab 1=8" "dscp ab 1=1,x"
 	"dscp ab" "log /nonexistent-dir-$$/x" "stats now" "bogus" "ping pong"
+	"flow ab class=0" "flow ab" "flow xy off" "flow ab class=8" "flow ab block=1000"
+	"flow ab class=0 frame=10" "flow ab class=0 depth=0" "flow ab class=0 colour=1"
 )
 fails=()
 for c in "${bad_cmds[@]}"; do
@@ -92,7 +94,7 @@ done
 	not_ok "bad control commands" "${fails[@]}"
 out=$("$WIRE" ctl "$T/ctl" stats)
 [[ "$out" == *'"ab":{'* ]] && [[ "$out" != *'"index":'* ]] && [[ "$out" == *'"rate_bps":0'* ]] &&
-	[[ "$out" == *'"dscp_map":[0,0,'* ]] &&
+	[[ "$out" == *'"dscp_map":[0,0,'* ]] && [[ "$out" != *'"on":true'* ]] &&
 	ok "rejected commands changed nothing (no rule, no rate, default DSCP map)" ||
 	not_ok "rejected commands changed nothing" "$out"
 out=$(printf 'ping\n' | python3 -c '
@@ -585,6 +587,80 @@ def s_prio_ecn():
     must("dscp", "ab", "reset")
     must("class", "ab", "1", "limit=1048576", "ecn=0")
 
+def s_flow():
+    """The storage flow: the queue it builds, strict priority around it, no delivery."""
+    path = start_log("flow.log")
+    rate, fr, blk_bytes, depth = 100000000, 1000, 20000, 3
+    ser1 = (fr + 4 + 20) * 8 * 10**9 // rate
+    blk = (blk_bytes // fr) * ser1
+    rc, out = ctl("flow", "ab", "class=0", "block=%d" % blk_bytes)
+    check(rc == 1 and "no link rate" in out, "flow: refused without a link rate", out)
+    must("link", "ab", "rate=%d" % rate)
+    must("class", "ab", "0", "ecn=30000")
+    rc, out = ctl("flow", "ab", "class=0", "block=400000", "depth=3")
+    check(rc == 1 and "exceeds class 0's limit" in out, "flow: depth x block over the limit is"
+          " refused", out)
+    must("flow", "ab", "class=0", "block=%d" % blk_bytes, "depth=%d" % depth, "frame=%d" % fr)
+    rc, out = ctl("flow", "ab", "class=1")
+    check(rc == 1 and "already has a flow" in out, "flow: a second flow is refused", out)
+    rnd = random.Random(3)
+    phases = {}
+    for ph, cls in (("shared", 0), ("own class", 1)):
+        if cls:
+            must("flow", "ab", "off")
+            time.sleep(0.05)
+            st = stats()["ab"]
+            check(st["flow"]["outstanding"] == 0 and st["queued_bytes"] == 0,
+                  "flow: off drains its blocks and takes no more", json.dumps(st["flow"]))
+            must("flow", "ab", "class=1", "block=%d" % blk_bytes, "depth=%d" % depth,
+                 "frame=%d" % fr)
+            t_on, frames_on = time.monotonic_ns(), stats()["ab"]["flow"]["frames"]
+        time.sleep(0.03)
+        base = 50000 + 100 * cls
+        for k in range(40):
+            send("ab", roce(0x0a, base + k, 9, 60000 + base + k, tos=2 if k % 4 else 0,
+                            size=200))
+            time.sleep(0.006 + rnd.random() * 0.004)
+        got = rx_of("ab").take(40, timeout=5)
+        time.sleep(0.05)
+        rs = [r for r in by_dir(read_log(path), "ab") if base <= r["psn"] < base + 40]
+        phases[ph] = (got, rs)
+    st = stats()["ab"]
+    t_off = time.monotonic_ns()
+    must("flow", "ab", "off")
+    got, rs = phases["shared"]
+    bad = []
+    for r in rs:
+        w = r["due_ns"] - r["arrive_ns"] - r["ser_ns"]
+        if not (depth - 1) * blk < w <= depth * blk:
+            bad.append("psn %d waited %d ns" % (r["psn"], w))
+    check(len(rs) == 40 and len(got) == 40 and not bad,
+          "flow, same class: every probe frame waits (depth-1, depth] blocks = (%s, %s] on the"
+          " schedule" % (us((depth - 1) * blk), us(depth * blk)), "lines %d, received %d" %
+          (len(rs), len(got)), *bad[:10])
+    ce_bad = [r["psn"] for r in rs if r["ecn_out"] != (3 if r["ecn_in"] else 0)]
+    check(not ce_bad, "flow, same class: ECT probe frames are CE (queue above 30000 B), the"
+          " others untouched", "wrong at psn %s" % ce_bad[:10])
+    got, rs = phases["own class"]
+    bad = [r["psn"] for r in rs if not 0 <= r["due_ns"] - r["arrive_ns"] - r["ser_ns"] <= ser1]
+    check(len(rs) == 40 and len(got) == 40 and not bad and
+          all(r["ecn_out"] == r["ecn_in"] for r in rs),
+          "flow, own class: a class-0 frame waits at most the flow frame in progress (%s),"
+          " no CE" % us(ser1), "lines %d, received %d, late psn %s" % (len(rs), len(got), bad))
+    fl = st["flow"]
+    check(fl["preempted"] >= 30 and fl["marked"] > 0 and fl["dropped"] == 0 and
+          fl["outstanding"] == depth,
+          "flow counters: the higher class cut blocks at frame boundaries, marks, no drop",
+          json.dumps(fl))
+    busy = (fl["frames"] - frames_on) * ser1 / (t_off - t_on)
+    check(0.85 <= busy <= 1.01, "flow: it kept the link busy (%.3f of the time; frames x ser)"
+          % busy, json.dumps(fl))
+    check(st["tx_frames"] == 80 and st["classes"][0]["tx_frames"] == 80,
+          "flow: its frames are not delivered nor in the frame counters (80 probe frames sent)",
+          "tx %d" % st["tx_frames"])
+    must("link", "ab", "rate=0")
+    must("class", "ab", "0", "ecn=0")
+
 def s_malformed():
     path = start_log("mal.log")
     must("rule", "both", "0", "roce=1", "op=req", "psn=even", "dqpn=5", "dscp=3", "dport=4791",
@@ -622,7 +698,8 @@ def s_malformed():
 
 def main():
     t0 = time.time()
-    for s in (s_forward, s_delay_rule, s_precision, s_loss, s_rate, s_prio_ecn, s_malformed):
+    for s in (s_forward, s_delay_rule, s_precision, s_loss, s_rate, s_prio_ecn, s_flow,
+              s_malformed):
         t = time.time()
         try:
             s()

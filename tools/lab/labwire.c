@@ -105,6 +105,11 @@
  *   link DIR rate=BPS                        0 = unlimited (the default)
  *   class DIR N [limit=BYTES] [ecn=BYTES]    ecn=0: no marking
  *   dscp DIR D=C[,D=C...] ...  |  dscp DIR reset
+ *   flow DIR class=C [block=BYTES] [depth=N] [frame=BYTES] [ect=0|1]
+ *                a storage flow sharing class C (labwire_flow.c): DEPTH
+ *                blocks (default 4 x 65536 B, 1500-B frames, ECT) always
+ *                outstanding, sunk at the link's far end; needs a rate
+ *   flow DIR off                             stop issuing (queued blocks drain)
  *   stats        one JSON line {"wire":{...},"ab":{...},"ba":{...}}
  *   reset        counters, histograms, seq, rule counters and PRNGs
  *   flush        the log is written to its file before the reply

@@ -252,6 +252,8 @@ static void ctl_run(char *line, struct sbuf *out)
 		cmd_class(argc, argv, out);
 	} else if (!strcmp(argv[0], "dscp")) {
 		cmd_dscp(argc, argv, out);
+	} else if (!strcmp(argv[0], "flow")) {
+		cmd_flow(argc, argv, out);
 	} else if (!strcmp(argv[0], "stats") && argc == 1) {
 		cmd_stats(out);
 	} else if (!strcmp(argv[0], "reset") && argc == 1) {
@@ -265,7 +267,7 @@ static void ctl_run(char *line, struct sbuf *out)
 		cmd_log(argc, argv, out);
 	} else {
 		sb_printf(out, "error: unknown command '%s' (ping rule norule link class dscp"
-			  " stats reset flush log; stats/reset/flush/ping take no arguments)\n",
+			  " flow stats reset flush log; stats/reset/flush/ping take no arguments)\n",
 			  argv[0]);
 	}
 }

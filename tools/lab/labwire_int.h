@@ -94,10 +94,23 @@ struct frame {
 	uint32_t cap, len;
 	int32_t next;
 	uint64_t seq, arrive, ready, due, delay, ser;
+	uint64_t start;		/* on the link from (set when the link picks it) */
 	int32_t psn, dqpn, opcode, dport;
 	int8_t rule;
 	uint8_t kind, opclass, dscp, ecn_in, ecn_out, cls, ipver;
 	uint16_t l3off;
+	/* a storage flow's block (part): pn frames of plen bytes, no buffer */
+	uint32_t pn, plen;
+	bool blk_end;		/* the block's last part: its departure ends it */
+};
+
+/* A direction's storage flow (labwire_flow.c). */
+struct flow {
+	bool on, ect;
+	uint8_t cls;
+	uint32_t depth, frame, outstanding;
+	uint64_t block;
+	uint64_t blocks, frames, bytes, marked, dropped, preempted;
 };
 
 /* One log line, kept binary until the ring is written out. */
@@ -127,6 +140,7 @@ struct dir {
 	uint64_t pool_bytes, seq, inflight, max_inflight;
 	struct ctrs tot, cls[NR_CLASSES];
 	struct lhist wire_lat, delay_err;
+	struct flow flow;
 };
 
 /* A control connection waiting for its command line. */
@@ -205,6 +219,20 @@ uint64_t dir_next(const struct dir *d);
 void dir_rx(struct dir *d);
 /* Zero d's counters, histograms and sequence numbers. */
 void dir_reset(struct dir *d);
+/* Take a free slot with room for len bytes: its index, or -1 with *why set. */
+int32_t slot_get(struct dir *d, uint32_t len, uint8_t *why);
+/* Enqueue ready frame idx on its class FIFO (tail drop, CE marking). */
+void egress_enqueue(struct dir *d, int32_t idx);
+
+/* labwire_flow.c */
+/* Issue blocks of d's flow at time t until DEPTH are outstanding. */
+void flow_issue(struct dir *d, uint64_t t);
+/* A flow block left the link (or was dropped): count it and issue the next. */
+void flow_done(struct dir *d, const struct frame *f, bool sent, uint64_t t);
+/* flow DIR class=C [block=] [depth=] [frame=] [ect=] | flow DIR off. */
+int cmd_flow(int argc, char **argv, struct sbuf *out);
+/* Write d's flow as the JSON member "flow". */
+void flow_json(struct sbuf *sb, const struct dir *d);
 /* Allocate d's pool and heap and set every knob to its default. */
 int dir_init(struct dir *d, uint8_t idx);
 

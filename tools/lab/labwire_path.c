@@ -53,7 +53,7 @@ static uint64_t ser_ns(uint64_t rate, uint32_t len)
 }
 
 /* Take a free slot with room for len bytes: its index, or -1 with *why set. */
-static int32_t slot_get(struct dir *d, uint32_t len, uint8_t *why)
+int32_t slot_get(struct dir *d, uint32_t len, uint8_t *why)
 {
 	struct frame *f;
 	uint32_t cap;
@@ -66,6 +66,8 @@ static int32_t slot_get(struct dir *d, uint32_t len, uint8_t *why)
 	}
 	idx = d->freel[d->nfree - 1];
 	f = &d->slots[idx];
+	f->pn = 0;
+	f->blk_end = false;
 	if (f->cap < len) {
 		cap = len <= SMALL_BUF ? SMALL_BUF : MAX_FRAME;
 		nb = NULL;
@@ -176,27 +178,89 @@ static void link_pick(struct dir *d, uint64_t t)
 		d->qhead[c] = f->next;
 		if (d->qhead[c] < 0)
 			d->qtail[c] = -1;
-		f->ser = ser_ns(d->rate, f->len);
-		f->due = (f->ready > t ? f->ready : t) + f->ser;
+		f->ser = f->pn ? f->pn * ser_ns(d->rate, f->plen) : ser_ns(d->rate, f->len);
+		f->start = f->ready > t ? f->ready : t;
+		f->due = f->start + f->ser;
 		d->busy = idx;
 		d->link_free = f->due;
 		return;
 	}
 }
 
+/*
+ * A frame of a higher class than the flow block on d's link arrived at t:
+ * the block stops after the frame in progress, and its rest goes back to
+ * the head of its class FIFO.
+ */
+static void flow_preempt(struct dir *d, uint64_t t)
+{
+	struct frame *b = &d->slots[d->busy], *r;
+	uint64_t ser1 = ser_ns(d->rate, b->plen), k;
+	uint8_t why;
+	int32_t ri;
+
+	if (!ser1)
+		return;
+	k = t > b->start ? (t - b->start + ser1 - 1) / ser1 : 0;
+	if (k >= b->pn)
+		return;
+	if (!k) {	/* not started: the whole block waits */
+		ri = d->busy;
+		r = b;
+		d->busy = -1;
+	} else {
+		ri = slot_get(d, 0, &why);
+		if (ri < 0)
+			return;	/* no slot: the block runs to its end */
+		uint8_t *buf;
+		uint32_t cap;
+
+		r = &d->slots[ri];
+		buf = r->buf;
+		cap = r->cap;
+		*r = *b;
+		r->buf = buf;
+		r->cap = cap;
+		r->pn = b->pn - (uint32_t)k;
+		r->len = r->pn * r->plen;
+		b->pn = (uint32_t)k;
+		b->len = b->pn * b->plen;
+		b->blk_end = false;
+		b->ser = k * ser1;
+		b->due = b->start + b->ser;
+		d->link_free = b->due;
+	}
+	r->next = d->qhead[r->cls];
+	d->qhead[r->cls] = ri;
+	if (d->qtail[r->cls] < 0)
+		d->qtail[r->cls] = ri;
+	d->flow.preempted++;
+	if (d->busy < 0)
+		link_pick(d, t);
+}
+
 /* Enqueue ready frame idx on its class FIFO (tail drop, CE marking). */
-static void egress_enqueue(struct dir *d, int32_t idx)
+void egress_enqueue(struct dir *d, int32_t idx)
 {
 	struct frame *f = &d->slots[idx];
 	unsigned int c = f->cls;
 
 	if (d->queued[c] + f->len > d->limit[c]) {
+		if (f->pn) {
+			slot_put(d, idx);
+			flow_done(d, f, false, f->ready);
+			return;
+		}
 		frame_drop(d, f, idx, ACT_DROP, WHY_QFULL);
 		return;
 	}
-	if (d->ecn[c] && d->queued[c] > d->ecn[c] && mark_ce(f)) {
-		d->tot.ce_marked++;
-		d->cls[c].ce_marked++;
+	if (d->ecn[c] && d->queued[c] > d->ecn[c]) {
+		if (f->pn) {
+			d->flow.marked += f->ecn_in ? f->pn : 0;
+		} else if (mark_ce(f)) {
+			d->tot.ce_marked++;
+			d->cls[c].ce_marked++;
+		}
 	}
 	d->queued[c] += f->len;
 	d->queued_total += f->len;
@@ -212,6 +276,8 @@ static void egress_enqueue(struct dir *d, int32_t idx)
 	d->qtail[c] = idx;
 	if (d->busy < 0)
 		link_pick(d, d->link_free);
+	else if (d->slots[d->busy].pn && c < d->slots[d->busy].cls)
+		flow_preempt(d, f->ready);
 }
 
 /* Send the frame on d's link now, then count, log and free it. */
@@ -219,9 +285,17 @@ static void link_send(struct dir *d, int32_t idx)
 {
 	struct frame *f = &d->slots[idx];
 	struct ctrs *c[2] = { &d->tot, &d->cls[f->cls] };
-	uint64_t t = mono_ns();
+	uint64_t t;
 	ssize_t n;
 
+	if (f->pn) {	/* a flow block: it leaves the wire here */
+		d->queued[f->cls] -= f->len;
+		d->queued_total -= f->len;
+		slot_put(d, idx);
+		flow_done(d, f, true, f->due);
+		return;
+	}
+	t = mono_ns();
 	n = sendto(d->out_fd, f->buf, f->len, MSG_DONTWAIT, (struct sockaddr *)&d->dst,
 		   sizeof(d->dst));
 	d->queued[f->cls] -= f->len;
@@ -256,7 +330,8 @@ void process_due(struct dir *d, uint64_t now)
 			idx = d->busy;
 			d->busy = -1;
 			link_send(d, idx);
-			link_pick(d, tl);
+			if (d->busy < 0)	/* a new flow block may have taken it */
+				link_pick(d, tl);
 		} else {
 			break;
 		}
@@ -352,6 +427,8 @@ void dir_reset(struct dir *d)
 	memset(d->cls, 0, sizeof(d->cls));
 	memset(&d->wire_lat, 0, sizeof(d->wire_lat));
 	memset(&d->delay_err, 0, sizeof(d->delay_err));
+	d->flow.blocks = d->flow.frames = d->flow.bytes = 0;
+	d->flow.marked = d->flow.dropped = d->flow.preempted = 0;
 	d->seq = 0;
 	d->max_inflight = d->inflight;
 	d->tot.max_queued = d->queued_total;

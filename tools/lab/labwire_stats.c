@@ -138,6 +138,7 @@ static void json_dir(struct sbuf *sb, const struct dir *d)
 	}
 	sb_printf(sb, "]");
 	json_rules(sb, d);
+	flow_json(sb, d);
 	sb_printf(sb, "}");
 }
 
