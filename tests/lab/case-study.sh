@@ -1,0 +1,133 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The seed's congestion case study on one booted pair, judged inside one
+# run. The wire (tools/lab/labwire.c) is a 1 Gb/s link with strict-priority
+# classes and ECN marking above 100 kB in class 0; the probe runs with
+# --tclass 106 (DSCP 26, ECT(0)) on both sides. The storage flow
+# (labwire_flow.c: two 256 KiB blocks always outstanding node0 -> node1,
+# 1500-B frames) is cycled by tests/lab/case-study.py every 0.6 s through
+# off (healthy), on in the probe's class (congested: the probe's requests
+# wait 1-2 blocks, 2.1-4.2 ms) and on in class 1 below the probe (fixed:
+# at most one 12 us frame), while one breakdown runs; each sample is placed
+# in the state its request met on the wire (by QPN and PSN in the wire's
+# log) and the states are compared cycle by cycle (adjacent blocks: the
+# emulator's drift cancels). Asserted:
+#  - congested: queuing carries >= 90 % of the added p50 (median over
+#    cycles), processing <= 10 %; per sample, queuing ranks as the wire's
+#    own sojourn of the sample's frames (Spearman >= 0.8); the requests are
+#    CE-marked on the wire;
+#  - fixed: the total within 25 % of healthy and its queuing within 10 % of
+#    the congested addition of healthy's; the wire's sojourn near zero;
+#  - steady runs: a congested breakdown (flow on throughout) names
+#    PFC/queues and cites ipext:InCEPkts, whose change on node1 equals the
+#    CE-marked requests in the wire's log exactly; a fixed run against the
+#    healthy one as --baseline names no queuing fault.
+# lab-kernels: 6.1 6.12
+# lab-smp: 1
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/breakdown.inc"
+
+trap cs_cleanup EXIT
+plan_none
+CS=$(dirname "$0")/case-study.py
+FLOW="block=262144 depth=2 frame=1500"
+TC="--tclass 106"
+bd_backend_setup
+
+cs_cleanup() {
+	wire flow ab off >/dev/null 2>&1
+	wire link both rate=0 >/dev/null 2>&1
+	wire class ab 0 ecn=0 >/dev/null 2>&1
+	bd_cleanup
+}
+
+wire link both rate=1000000000 >/dev/null && wire class ab 0 ecn=100000 >/dev/null &&
+	ok "wire: 1 Gb/s, ECN above 100 kB in class 0" || not_ok "wire setup"
+bd_run warmup "$TC" "$TC" || diag "warm-up run failed: $(tail -n 3 "$W/warmup.err" 2>/dev/null)"
+
+# ---- one run, the flow cycled through its three states ---------------------
+wire log "$W/cyc.wire" >/dev/null
+ctl=$("$LS_LAB" info --name "$LAB_NAME" dir)/wire.sock
+python3 "$CS" toggle --ctl "$ctl" --out "$W/cyc.states" --period 0.6 --cycles 10 $FLOW \
+	> "$W/toggle.err" 2>&1 &
+tpid=$!
+if BD_LEN="-D 17s" bd_run cyc "$TC" "$TC --samples $W/cyc.csv"; then ok "cycled run"
+else not_ok "cycled run" "$(cat "$W/cyc.err")"; fi
+wait "$tpid" && ok "the flow was cycled (30 switches)" || not_ok "toggler" "$(cat "$W/toggle.err")"
+wire flush >/dev/null
+wire log off >/dev/null
+python3 "$CS" judge --samples "$W/cyc.csv" --bd "$W/cyc.json" --wire "$W/cyc.wire" \
+	--states "$W/cyc.states" > "$W/cyc.judge" 2> "$W/judge.err" ||
+	not_ok "judge the cycled run" "$(cat "$W/judge.err")"
+j() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(0 if eval(sys.argv[2]) else 1)' "$W/cyc.judge" "$1"; }
+diag "$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); us=lambda x: "%.0f us" % (x/1e3)
+print("cycles %d, placed %s; healthy p50 %s; congested +%s total, +%s queuing (share %.3f), +%s processing; Spearman %.3f; fixed total x%.3f, queuing %+.0f us, wire %+.0f us; CE %s" % (
+ r["cycles"], r["placed"], us(r["baseline_p50_ns"]), us(r["state1"]["total"]), us(r["state1"]["queuing"]),
+ r["queuing_share"], us(r["state1"]["processing"]), r["spearman_queuing_truth"], r["state2"]["total_ratio"],
+ r["state2"]["queuing"]/1e3, r["state2"]["truth"]/1e3, r["ce"]))' "$W/cyc.judge" 2>&1)"
+check "cycled: at least 6 whole cycles placed" j 'r["cycles"] >= 6'
+check "congested: the wire added >= 0.5 ms one-way (its own log)" j 'r["state1"]["truth"] >= 5e5'
+check "congested: queuing carries >= 90 % of the added p50" j '0.9 <= r["queuing_share"] <= 1.1'
+check "congested: processing carries <= 10 % of it" j 'abs(r["processing_share"]) <= 0.1'
+check "congested: per sample, queuing ranks as the wire's sojourn (Spearman >= 0.8)" \
+	j 'r["spearman_queuing_truth"] >= 0.8'
+check "congested: every placed request CE-marked on the wire, none when healthy or fixed" \
+	j 'r["ce"]["1"][0] == r["ce"]["1"][1] > 0 and r["ce"]["0"][0] == r["ce"]["2"][0] == 0'
+check "fixed: the total within 25 % of healthy" j 'r["state2"]["total_ratio"] <= 1.25'
+check "fixed: queuing back within 10 % of the congested addition" \
+	j 'abs(r["state2"]["queuing"]) <= 0.1 * r["state1"]["total"]'
+check "fixed: the wire's sojourn near zero (under 5 % of the congested one)" \
+	j 'abs(r["state2"]["truth"]) <= 0.05 * r["state1"]["truth"]'
+
+# ---- steady runs: the verdicts and the ECN evidence ------------------------
+bd_run healthy "$TC" "$TC" && ok "healthy run" || not_ok "healthy run" "$(cat "$W/healthy.err")"
+wire flow ab class=0 $FLOW >/dev/null
+wire log "$W/cong.wire" >/dev/null
+bd_run cong "$TC" "$TC --baseline $W/healthy.json" && ok "congested run" ||
+	not_ok "congested run" "$(cat "$W/cong.err")"
+wire flush >/dev/null
+wire log off >/dev/null
+wire flow ab off >/dev/null
+sleep 0.1
+wire flow ab class=1 $FLOW >/dev/null
+bd_run fixed "$TC" "$TC --baseline $W/healthy.json" && ok "fixed run" ||
+	not_ok "fixed run" "$(cat "$W/fixed.err")"
+wire flow ab off >/dev/null
+bd_diag "$W/healthy.json"
+bd_diag "$W/cong.json"
+bd_diag "$W/fixed.json"
+# verdict FILE WANT: WANT=queues: PFC/queues is named and cites InCEPkts;
+# WANT=none: no PFC/queues finding.
+verdict() {
+	python3 - "$@" <<'PYEOF'
+import json, sys
+d, want = json.load(open(sys.argv[1])), sys.argv[2]
+f = [x for x in d["verdict"]["findings"] if x["layer"] == "PFC/queues"]
+print("findings:", [(x["layer"], x["text"]) for x in d["verdict"]["findings"]])
+ok = (f and any("InCEPkts" in x["text"] for x in f)) if want == "queues" else not f
+sys.exit(0 if ok else 1)
+PYEOF
+}
+check "congested run: the verdict names PFC/queues and cites ipext:InCEPkts" verdict "$W/cong.json" queues
+check "fixed run against healthy: no PFC/queues finding" verdict "$W/fixed.json" none
+# ce_exact: node1's InCEPkts change (the responder host's counters in the
+# JSON) equals the CE-marked ab RoCE frames in the wire's log.
+ce_exact() {
+	python3 - "$W/cong.json" "$W/cong.wire" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = [x for x in d["counters"] if x["name"] == "ipext:InCEPkts" and x["host"] == "responder"]
+cols, wire = None, 0
+for line in open(sys.argv[2]):
+    if line.startswith("#"):
+        cols = line[1:].split() if "psn" in line else cols
+        continue
+    r = dict(zip(cols, line.split()))
+    wire += r["dir"] == "ab" and r["action"] == "fwd" and r["ecn_out"] == "3" and r["ecn_in"] != "3"
+print("responder InCEPkts delta %s, wire CE-marked ab frames %d" % (c[0]["delta"] if c else None, wire))
+sys.exit(0 if c and c[0]["delta"] == wire > 0 else 1)
+PYEOF
+}
+check_diag "ECN evidence: node1's InCEPkts moved by exactly the wire's CE marks" ce_exact
+for n in 0 1; do check "dmesg clean on node$n" dmesg_clean "$n" "${LS_DMESG_MARK:-}"; done
+done_testing
