@@ -131,6 +131,7 @@ struct dir {
 	uint64_t rate, link_free;
 	uint64_t limit[NR_CLASSES], ecn[NR_CLASSES], queued[NR_CLASSES];
 	uint64_t queued_total;
+	uint32_t real_queued;	/* guests' frames in the class FIFOs */
 	uint8_t dscp_map[NR_DSCP];
 	int32_t qhead[NR_CLASSES], qtail[NR_CLASSES];
 	int32_t busy;

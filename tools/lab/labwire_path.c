@@ -178,6 +178,7 @@ static void link_pick(struct dir *d, uint64_t t)
 		d->qhead[c] = f->next;
 		if (d->qhead[c] < 0)
 			d->qtail[c] = -1;
+		d->real_queued -= !f->pn;
 		f->ser = f->pn ? f->pn * ser_ns(d->rate, f->plen) : ser_ns(d->rate, f->len);
 		f->start = f->ready > t ? f->ready : t;
 		f->due = f->start + f->ser;
@@ -264,6 +265,7 @@ void egress_enqueue(struct dir *d, int32_t idx)
 	}
 	d->queued[c] += f->len;
 	d->queued_total += f->len;
+	d->real_queued += !f->pn;
 	if (d->queued[c] > d->cls[c].max_queued)
 		d->cls[c].max_queued = d->queued[c];
 	if (d->queued_total > d->tot.max_queued)
@@ -338,12 +340,19 @@ void process_due(struct dir *d, uint64_t now)
 	}
 }
 
-/* The time of d's next scheduled event, NONE if nothing is in flight. */
+/*
+ * The time of d's next scheduled event, NONE if nothing is in flight. A
+ * storage flow's block on the link is no event while no guest frame waits
+ * for the link: its departures are caught up, on their own schedule, when
+ * the next frame arrives (process_due), so the flow costs no wake-ups.
+ */
 uint64_t dir_next(const struct dir *d)
 {
 	uint64_t th = d->nheap ? d->slots[d->heap[0]].ready : NONE;
 	uint64_t tl = d->busy >= 0 ? d->slots[d->busy].due : NONE;
 
+	if (d->busy >= 0 && d->slots[d->busy].pn && !d->real_queued)
+		tl = NONE;
 	return th < tl ? th : tl;
 }
 

@@ -145,6 +145,8 @@ static void json_dir(struct sbuf *sb, const struct dir *d)
 /* Reply to `stats`: the whole wire as one JSON line. */
 void cmd_stats(struct sbuf *out)
 {
+	for (unsigned int i = 0; i < NR_DIRS; i++)
+		process_due(&W.d[i], mono_ns());	/* catch up a flow's departures */
 	sb_printf(out, "{\"wire\":{\"version\":1,\"now_ns\":%" PRIu64 ",\"sched\":", mono_ns());
 	json_str(out, W.sched_desc);
 	sb_printf(out, ",\"mlock\":%s,\"spin_ns\":%" PRIu64 ",\"log\":",
