@@ -46,7 +46,7 @@ LDLIBS  := -libverbs -lrdmacm -lbpf -lelf -lz -lm -lpthread -lcrypto
 # training models, significance tests, JSON series) with no output of its
 # own: libls-core.a, linked by the CLI, the unit tests and the fuzzers.
 CORE_NAMES := util stats hist split causal verdict model signif jseries jsonr wire \
-	ctr_diff probe_conv names analysis baseline
+	ctr_diff probe_conv names analysis baseline svg
 TOOL_SRCS := $(wildcard $(addsuffix /*.c,$(TOOL_DIRS)))
 CORE_SRCS := $(filter $(addprefix %/,$(addsuffix .c,$(CORE_NAMES))),$(TOOL_SRCS))
 CLI_SRCS  := $(filter-out $(CORE_SRCS),$(TOOL_SRCS))
@@ -169,7 +169,7 @@ $(KSFT_HDRS):
 
 # A unit test of the core links libls-core.a alone; the others (the
 # commands' own parts, the OOB protocol, sysfs readers) the CLI's objects too.
-UNIT_CORE := analysis causal compare_stats hist jseries model names probe_limits split verdict wire
+UNIT_CORE := analysis causal compare_stats hist jseries model names probe_limits split svg verdict wire
 UNIT_CORE_BINS := $(patsubst %,$(B)/tests/unit/%,$(UNIT_CORE))
 
 $(UNIT_CORE_BINS): $(B)/tests/unit/%: tests/unit/%.c $(CORE_LIB) $(KSFT_HDRS)
