@@ -46,7 +46,7 @@ LDLIBS  := -libverbs -lrdmacm -lbpf -lelf -lz -lm -lpthread -lcrypto
 # training models, significance tests, JSON series) with no output of its
 # own: libls-core.a, linked by the CLI, the unit tests and the fuzzers.
 CORE_NAMES := util stats hist split causal verdict model signif jseries jsonr wire \
-	ctr_diff probe_conv names analysis baseline svg
+	ctr_diff probe_conv names analysis baseline svg compare
 TOOL_SRCS := $(wildcard $(addsuffix /*.c,$(TOOL_DIRS)))
 CORE_SRCS := $(filter $(addprefix %/,$(addsuffix .c,$(CORE_NAMES))),$(TOOL_SRCS))
 CLI_SRCS  := $(filter-out $(CORE_SRCS),$(TOOL_SRCS))
