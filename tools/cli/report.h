@@ -117,6 +117,8 @@ double *rh_sorted_copy(const double *v, size_t n);
 char rh_doc_letter(size_t k);
 /* compare's significance of every result against the first, as tables. */
 int rh_ab_tables(struct ls_sb *b, const struct ls_rdoc *d, size_t n, struct ls_err *err);
+/* End the plots column, open the facts column. */
+void rh_aside_open(struct ls_sb *b, const struct ls_rdoc *d, size_t n);
 /* The probe and irq sections (n > 1: A/B). */
 int rh_sec_series(struct ls_sb *b, const struct ls_rdoc *d, size_t n, struct ls_err *err);
 /* A compare document's section. */

@@ -109,7 +109,7 @@ static void kv_rows(struct ls_sb *b, const char *prefix, const struct ls_jv *obj
 		}
 		if (m->val.type == LS_JARR)
 			continue;
-		ls_sb_printf(b, "<tr><th>");
+		ls_sb_printf(b, "<tr><th scope=\"row\">");
 		ls_sb_esc(b, key);
 		ls_sb_printf(b, "</th><td>");
 		scalar_text(b, m->key, &m->val);
@@ -122,9 +122,9 @@ void rh_kv_table(struct ls_sb *b, const char *title, const struct ls_jv *obj)
 {
 	if (!obj || obj->type != LS_JOBJ)
 		return;
-	ls_sb_printf(b, "<h3>%s</h3>\n<table class=\"kv\">\n", title);
+	ls_sb_printf(b, "<h3>%s</h3>\n<table class=\"kv\"><tbody>\n", title);
 	kv_rows(b, "", obj, 0);
-	ls_sb_printf(b, "</table>\n");
+	ls_sb_printf(b, "</tbody></table>\n");
 }
 
 /* A string member as escaped text, or "-". */
@@ -193,8 +193,8 @@ static void bd_counters(struct ls_sb *b, const struct ls_jv *root)
 	const struct ls_jv *c = ls_jv_get(root, "counters");
 	size_t moved = 0, all = c && c->type == LS_JARR ? c->arr.n : 0;
 
-	ls_sb_printf(b, "<h3>Counters that moved</h3>\n<table>\n<tr><th>host</th><th>counter</th>"
-		     "<th>class</th><th>delta</th></tr>\n");
+	ls_sb_printf(b, "<h3>Counters that moved</h3>\n<table>\n<thead><tr><th scope=\"col\">host</th><th scope=\"col\">counter</th>"
+		     "<th scope=\"col\">class</th><th scope=\"col\">delta</th></tr></thead><tbody>\n");
 	for (size_t i = 0; i < all; i++) {
 		const struct ls_jv *e = &c->arr.v[i];
 		bool m = false;
@@ -212,7 +212,7 @@ static void bd_counters(struct ls_sb *b, const struct ls_jv *root)
 		rh_jstr(b, e, "class");
 		ls_sb_printf(b, "</td><td class=\"n\">%.0f</td></tr>\n", d);
 	}
-	ls_sb_printf(b, "</table>\n<p>%zu of %zu counters moved.</p>\n", moved, all);
+	ls_sb_printf(b, "</tbody></table>\n<p>%zu of %zu counters moved.</p>\n", moved, all);
 }
 
 /* Member key's samples_ns (copied; *n = 0 when absent). */
@@ -355,6 +355,17 @@ char rh_doc_letter(size_t k)
 	return (char)('A' + (k % 26));
 }
 
+/* End the plots' column and open the facts beside them, named after the results. */
+void rh_aside_open(struct ls_sb *b, const struct ls_rdoc *d, size_t n)
+{
+	ls_sb_printf(b, "</div>\n<aside class=\"facts\" aria-label=\"facts of %s", d[0].kind);
+	for (size_t k = 0; k < n; k++) {
+		ls_sb_printf(b, " ");
+		ls_sb_esc(b, d[k].name);
+	}
+	ls_sb_printf(b, "\">\n");
+}
+
 /* The A/B significance tables: every document against the first (compare's statistics). */
 int rh_ab_tables(struct ls_sb *b, const struct ls_rdoc *d, size_t n, struct ls_err *err)
 {
@@ -367,9 +378,9 @@ int rh_ab_tables(struct ls_sb *b, const struct ls_rdoc *d, size_t n, struct ls_e
 
 		if (ls_cmp_build(&prm, &d[0].set, &d[k].set, &rows, &nr, err))
 			return ls_err_wrap(err, "%s vs %s", d[0].name, d[k].name);
-		ls_sb_printf(b, "<h3>Significance: %c vs A</h3>\n<table data-ab=\"%zu\">\n<tr><th>distribution</th>"
-			     "<th>p50 A</th><th>p50 %c</th><th>change</th><th>p adj</th><th>p99 A</th>"
-			     "<th>p99 %c</th><th>change</th><th>p adj</th><th>verdict</th></tr>\n",
+		ls_sb_printf(b, "<h3>Significance: %c vs A</h3>\n<table data-ab=\"%zu\">\n<thead><tr><th scope=\"col\">distribution</th>"
+			     "<th scope=\"col\">p50 A</th><th scope=\"col\">p50 %c</th><th scope=\"col\">change</th><th scope=\"col\">p adj</th><th scope=\"col\">p99 A</th>"
+			     "<th scope=\"col\">p99 %c</th><th scope=\"col\">change</th><th scope=\"col\">p adj</th><th scope=\"col\">verdict</th></tr></thead><tbody>\n",
 			     rh_doc_letter(k), k, rh_doc_letter(k), rh_doc_letter(k));
 		for (size_t i = 0; i < nr; i++) {
 			const struct ls_cmp_row *r = &rows[i];
@@ -391,7 +402,7 @@ int rh_ab_tables(struct ls_sb *b, const struct ls_rdoc *d, size_t n, struct ls_e
 				     "<td class=\"n\">%s</td><td class=\"n\">%s</td><td>%s</td></tr>\n",
 				     t[0], t[1], t[4], t[6], t[2], t[3], t[5], t[7], ls_cmp_verdict(r));
 		}
-		ls_sb_printf(b, "</table>\n<p>p50: Mann-Whitney U; p99: Fisher's exact test on the counts above "
+		ls_sb_printf(b, "</tbody></table>\n<p>p50: Mann-Whitney U; p99: Fisher's exact test on the counts above "
 			     "the pooled p99; lag-1 serial correlation widens both; Holm-adjusted, "
 			     "family-wise alpha 0.01 (as latsplit compare).</p>\n");
 		free(rows);
@@ -524,7 +535,7 @@ static int sec_breakdown(struct ls_sb *b, const struct ls_rdoc *d, size_t n, str
 		rp_time(b, title, s, 4, rh_cap_time);
 		bd_legend(b, 1);
 	}
-	ls_sb_printf(b, "</div>\n<aside class=\"facts\">\n");
+	rh_aside_open(b, d, n);
 	if (n > 1 && rh_ab_tables(b, d, n, err))
 		goto out;
 	for (size_t k = 0; k < n; k++) {
@@ -559,6 +570,8 @@ out:
 /* One section of documents of one kind (n > 1: the A/B view). */
 static int section(struct ls_sb *b, const struct ls_rdoc *d, size_t n, struct ls_err *err)
 {
+	int ret;
+
 	ls_sb_printf(b, "<section class=\"doc\" data-kind=\"%s\" data-docs=\"%zu\">\n<h2>", d[0].kind, n);
 	ls_sb_esc(b, d[0].kind);
 	ls_sb_printf(b, "%s", n > 1 ? " A/B: " : ": ");
@@ -569,10 +582,13 @@ static int section(struct ls_sb *b, const struct ls_rdoc *d, size_t n, struct ls
 	}
 	ls_sb_printf(b, "</h2>\n");
 	if (!strcmp(d[0].kind, "breakdown"))
-		return sec_breakdown(b, d, n, err);
-	if (!strcmp(d[0].kind, "compare"))
-		return rh_sec_compare(b, d, err);
-	return rh_sec_series(b, d, n, err);
+		ret = sec_breakdown(b, d, n, err);
+	else if (!strcmp(d[0].kind, "compare"))
+		ret = rh_sec_compare(b, d, err);
+	else
+		ret = rh_sec_series(b, d, n, err);
+	ls_sb_printf(b, "</section>\n");
+	return ret;
 }
 
 /* The whole page. */

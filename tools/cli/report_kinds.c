@@ -156,7 +156,7 @@ int rh_sec_series(struct ls_sb *b, const struct ls_rdoc *d, size_t n, struct ls_
 			rp_time(b, title, s, np[k], rh_cap_time);
 		}
 	}
-	ls_sb_printf(b, "</div>\n<aside class=\"facts\">\n");
+	rh_aside_open(b, d, n);
 	if (n > 1 && rh_ab_tables(b, d, n, err))
 		goto out;
 	for (size_t k = 0; k < n; k++) {
@@ -237,9 +237,10 @@ int rh_sec_compare(struct ls_sb *b, const struct ls_rdoc *d, struct ls_err *err)
 
 		rp_legend(b, lg, lc, NULL, 2);
 	}
-	ls_sb_printf(b, "</div>\n<aside class=\"facts\">\n<h3>Distributions</h3>\n<table>\n"
-		     "<tr><th>distribution</th><th>p50 A</th><th>p50 B</th><th>p99 A</th><th>p99 B</th>"
-		     "<th>verdict</th></tr>\n");
+	rh_aside_open(b, d, 1);
+	ls_sb_printf(b, "<h3>Distributions</h3>\n<table>\n"
+		     "<thead><tr><th scope=\"col\">distribution</th><th scope=\"col\">p50 A</th><th scope=\"col\">p50 B</th><th scope=\"col\">p99 A</th><th scope=\"col\">p99 B</th>"
+		     "<th scope=\"col\">verdict</th></tr></thead><tbody>\n");
 	for (size_t i = 0; i < n; i++) {
 		const struct ls_jv *r = &s->arr.v[i];
 
@@ -257,7 +258,7 @@ int rh_sec_compare(struct ls_sb *b, const struct ls_rdoc *d, struct ls_err *err)
 		rh_jstr(b, r, "verdict");
 		ls_sb_printf(b, "</td></tr>\n");
 	}
-	ls_sb_printf(b, "</table>\n");
+	ls_sb_printf(b, "</tbody></table>\n");
 	rh_kv_table(b, "Comparison", root);
 	ls_sb_printf(b, "</aside></div>\n");
 	free(c);
