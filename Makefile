@@ -65,7 +65,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(UNIT_SRCS))
 KSFT_DIR := $(B)/ksft
 KSFT_HDRS := $(KSFT_DIR)/kselftest_harness.h $(KSFT_DIR)/kselftest.h
 
-.PHONY: all deps kmod modules-all ebpf tools unit check demo bench fuzz doc clean install lab faultinj-all need-krels
+.PHONY: web-deps all deps kmod modules-all ebpf tools unit check demo bench fuzz doc clean install lab faultinj-all need-krels
 all: kmod ebpf tools lab
 
 deps:
@@ -182,8 +182,18 @@ $(filter-out $(UNIT_CORE_BINS),$(UNIT_BINS)): $(B)/tests/unit/%: tests/unit/%.c 
 
 unit: $(UNIT_BINS)
 
+# The HTML report's test tools (html-validate, playwright-core) from the npm
+# registry, pinned by tests/web/package-lock.json; node_modules is not tracked.
+WEB_DIR := tests/web
+WEB_STAMP := $(WEB_DIR)/node_modules/.package-lock.json
+
+$(WEB_STAMP): $(WEB_DIR)/package.json $(WEB_DIR)/package-lock.json
+	cd $(WEB_DIR) && npm ci --no-audit --no-fund --loglevel=error
+
+web-deps: $(WEB_STAMP)
+
 check: deps
-	@$(MAKE) --no-print-directory -j$(shell nproc) modules-all faultinj-all ebpf tools lab unit fuzz-build
+	@$(MAKE) --no-print-directory -j$(shell nproc) modules-all faultinj-all ebpf tools lab unit fuzz-build web-deps
 	@bash tests/run.sh
 
 demo: deps
@@ -191,7 +201,7 @@ demo: deps
 	@bash tools/demo.sh
 
 bench: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory all web-deps
 	@bash tests/bench.sh
 
 clean:
