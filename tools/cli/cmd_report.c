@@ -150,33 +150,38 @@ void ls_report_free(struct ls_report *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* Render and write atomically (stdout when path is NULL or "-"). */
-int ls_report_write(const struct ls_report *r, const char *path, struct ls_err *err)
+/* Render and write to fp; name is the file's name for messages. */
+int ls_report_write_fp(const struct ls_report *r, FILE *fp, const char *name, struct ls_err *err)
 {
 	struct ls_sb page = { 0 };
-	struct ls_afile af;
 	int ret = -1;
 
 	if (ls_report_render(r, &page, err))
 		goto out;
-	if (!path || !strcmp(path, "-")) {
-		if (fwrite(page.s, 1, page.len, stdout) != page.len || fflush(stdout))
-			ls_errnof(err, errno, "write the report to stdout");
-		else
-			ret = 0;
+	if (fwrite(page.s, 1, page.len, fp) != page.len || fflush(fp)) {
+		ls_errnof(err, errno, "write %s", name);
 		goto out;
 	}
-	if (ls_afile_open(&af, path, err))
-		goto out;
-	if (fwrite(page.s, 1, page.len, af.fp) != page.len) {
-		ls_errnof(err, errno, "write %s", path);
-		ls_afile_abort(&af);
-		goto out;
-	}
-	ret = ls_afile_commit(&af, err);
+	ret = 0;
 out:
 	ls_sb_free(&page);
 	return ret;
+}
+
+/* Render and write atomically (stdout when path is NULL or "-"). */
+int ls_report_write(const struct ls_report *r, const char *path, struct ls_err *err)
+{
+	struct ls_afile af;
+
+	if (!path || !strcmp(path, "-"))
+		return ls_report_write_fp(r, stdout, "the report to stdout", err);
+	if (ls_afile_open(&af, path, err))
+		return -1;
+	if (ls_report_write_fp(r, af.fp, path, err)) {
+		ls_afile_abort(&af);
+		return -1;
+	}
+	return ls_afile_commit(&af, err);
 }
 
 /* `latsplit report`. */

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "jseries.h"
 #include "jsonr.h"
@@ -44,6 +45,8 @@ int ls_report_add_text(struct ls_report *r, const char *name, char *text, size_t
 void ls_report_free(struct ls_report *r);
 /* The whole HTML page into out. */
 int ls_report_render(const struct ls_report *r, struct ls_sb *out, struct ls_err *err);
+/* Render and write to fp (name for messages). */
+int ls_report_write_fp(const struct ls_report *r, FILE *fp, const char *name, struct ls_err *err);
 /* Render and write atomically to path (NULL or "-": stdout); no file is left on failure. */
 int ls_report_write(const struct ls_report *r, const char *path, struct ls_err *err);
 
