@@ -52,14 +52,15 @@ int ls_report_write(const struct ls_report *r, const char *path, struct ls_err *
 
 /* Plots (report_plots.c); each is a <figure> with a title, axes with units and a caption. */
 
-/* One CDF line: its values sorted ascending; doc picks the dash, color the palette slot. */
-struct rp_line {
+/* One distribution: its values; doc picks the dash, color the palette slot. */
+struct rp_series {
 	const char *label;
-	const double *sorted;
+	const double *v;
 	size_t n;
 	unsigned int color, doc;
 };
-void rp_cdf(struct ls_sb *b, const char *title, const struct rp_line *l, size_t n,
+/* CDF lines: each series' values sorted ascending. */
+void rp_cdf(struct ls_sb *b, const char *title, const struct rp_series *l, size_t n,
 	    const char *caption);
 
 /* One stacked bar: the three parts' mean near a percentile of the total. */
@@ -83,13 +84,7 @@ struct rp_cell {
 void rp_heatmap(struct ls_sb *b, const char *title, const struct rp_cell *c, size_t n,
 		const char *caption);
 
-/* One series over time: values in measurement order. */
-struct rp_series {
-	const char *label;
-	const double *v;
-	size_t n;
-	unsigned int color, doc;
-};
+/* Series over time: values in measurement order. */
 void rp_time(struct ls_sb *b, const char *title, const struct rp_series *s, size_t n,
 	     const char *caption);
 
@@ -114,6 +109,8 @@ void rh_fmt_time(double ns, char *buf, size_t len);
 void rh_kv_table(struct ls_sb *b, const char *title, const struct ls_jv *obj);
 /* A member as escaped text, or "-". */
 void rh_jstr(struct ls_sb *b, const struct ls_jv *obj, const char *key);
+/* One <td> per key of obj (keys end with NULL). */
+void rh_td_fields(struct ls_sb *b, const struct ls_jv *obj, const char *const *keys);
 /* A sorted copy of v (NULL when out of memory). */
 double *rh_sorted_copy(const double *v, size_t n);
 /* The letter of the k-th result of an A/B view. */

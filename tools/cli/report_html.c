@@ -140,6 +140,29 @@ void rh_jstr(struct ls_sb *b, const struct ls_jv *obj, const char *key)
 		ls_sb_printf(b, "-");
 }
 
+/* One table cell per key (up to NULL): the member as text, numbers right-aligned. */
+void rh_td_fields(struct ls_sb *b, const struct ls_jv *obj, const char *const *keys)
+{
+	for (size_t i = 0; keys[i]; i++) {
+		const struct ls_jv *v = ls_jv_get(obj, keys[i]);
+
+		ls_sb_printf(b, "<td%s>", v && v->type == LS_JNUM ? " class=\"n\"" : "");
+		rh_jstr(b, obj, keys[i]);
+		ls_sb_printf(b, "</td>");
+	}
+}
+
+/* Literal HTML and members of obj in turn: parts[0] text, parts[1] a key, ... up to NULL. */
+static void text_fields(struct ls_sb *b, const struct ls_jv *obj, const char *const *parts)
+{
+	for (size_t i = 0; parts[i]; i++) {
+		if (i % 2)
+			rh_jstr(b, obj, parts[i]);
+		else
+			ls_sb_printf(b, "%s", parts[i]);
+	}
+}
+
 /* The breakdown verdict in words. */
 static void bd_verdict(struct ls_sb *b, const struct ls_jv *root)
 {
@@ -149,30 +172,15 @@ static void bd_verdict(struct ls_sb *b, const struct ls_jv *root)
 	if (!v)
 		return;
 	ls_jv_bool(v, "withheld", &withheld);
-	ls_sb_printf(b, "<h3>Verdict</h3>\n<p class=\"verdict-text\">%s p50: ",
+	ls_sb_printf(b, "<h3>Verdict</h3>\n<p class=\"verdict-text\">%s",
 		     withheld ? "(withheld: attribution unreliable) " : "");
-	rh_jstr(b, v, "level_p50");
-	ls_sb_printf(b, "; p99: ");
-	rh_jstr(b, v, "level_p99");
-	ls_sb_printf(b, ".<br>Dominant at p50: ");
-	rh_jstr(b, v, "dominant_p50");
-	ls_sb_printf(b, "; in the tail: ");
-	rh_jstr(b, v, "dominant_tail");
-	ls_sb_printf(b, ".<br>Look next at: ");
-	rh_jstr(b, v, "next_layer");
-	ls_sb_printf(b, "</p>\n<p>");
-	rh_jstr(b, v, "next_why");
-	ls_sb_printf(b, "</p>\n");
+	text_fields(b, v, (const char *const[]){ "p50: ", "level_p50", "; p99: ", "level_p99",
+			".<br>Dominant at p50: ", "dominant_p50", "; in the tail: ", "dominant_tail",
+			".<br>Look next at: ", "next_layer", "</p>\n<p>", "next_why", "</p>\n", NULL });
 	cpu = ls_jv_get(v, "cpu");
-	if (cpu && cpu->type == LS_JOBJ) {
-		ls_sb_printf(b, "<p>CPU to look at: ");
-		rh_jstr(b, cpu, "host");
-		ls_sb_printf(b, " CPU ");
-		rh_jstr(b, cpu, "cpu");
-		ls_sb_printf(b, ", stage ");
-		rh_jstr(b, cpu, "stage");
-		ls_sb_printf(b, " (outlined in the heatmap)</p>\n");
-	}
+	if (cpu && cpu->type == LS_JOBJ)
+		text_fields(b, cpu, (const char *const[]){ "<p>CPU to look at: ", "host", " CPU ", "cpu",
+				", stage ", "stage", " (outlined in the heatmap)</p>\n", NULL });
 	f = ls_jv_get(v, "findings");
 	if (f && f->type == LS_JARR && f->arr.n) {
 		ls_sb_printf(b, "<ul>\n");
@@ -204,13 +212,9 @@ static void bd_counters(struct ls_sb *b, const struct ls_jv *root)
 			continue;
 		moved++;
 		ls_jv_num(e, "delta", &d);
-		ls_sb_printf(b, "<tr><td>");
-		rh_jstr(b, e, "host");
-		ls_sb_printf(b, "</td><td>");
-		rh_jstr(b, e, "name");
-		ls_sb_printf(b, "</td><td>");
-		rh_jstr(b, e, "class");
-		ls_sb_printf(b, "</td><td class=\"n\">%.0f</td></tr>\n", d);
+		ls_sb_printf(b, "<tr>");
+		rh_td_fields(b, e, (const char *const[]){ "host", "name", "class", NULL });
+		ls_sb_printf(b, "<td class=\"n\">%.0f</td></tr>\n", d);
 	}
 	ls_sb_printf(b, "</tbody></table>\n<p>%zu of %zu counters moved.</p>\n", moved, all);
 }
@@ -462,7 +466,7 @@ static int sec_breakdown(struct ls_sb *b, const struct ls_rdoc *d, size_t n, str
 	static const char *const names[4] = { "total", "transmission", "queuing", "processing" };
 	static const double qs[4] = { 0.5, 0.9, 0.99, 0.999 };
 	struct bd_vals *bv = calloc(n, sizeof(*bv));
-	struct rp_line *lines = calloc(4 * n, sizeof(*lines));
+	struct rp_series *lines = calloc(4 * n, sizeof(*lines));
 	struct rp_bar *bars = calloc(4 * n, sizeof(*bars));
 	char (*labs)[96] = calloc(4 * n, sizeof(*labs));
 	struct rp_cell *cells = NULL;
@@ -478,11 +482,11 @@ static int sec_breakdown(struct ls_sb *b, const struct ls_rdoc *d, size_t n, str
 		if (bd_load(&d[k], &bv[k], err))
 			goto out;
 		for (unsigned int s = 0; s < 4; s++) {
-			struct rp_line *l = &lines[4 * k + s];
+			struct rp_series *l = &lines[4 * k + s];
 
 			snprintf(labs[4 * k + s], 96, "%s%s%s", n > 1 ? (char[]){ rh_doc_letter(k), 0 } : "",
 				 n > 1 ? ": " : "", names[s]);
-			*l = (struct rp_line){ labs[4 * k + s], bv[k].sorted[s], bv[k].n[s], s, (unsigned int)(k % 4) };
+			*l = (struct rp_series){ labs[4 * k + s], bv[k].sorted[s], bv[k].n[s], s, (unsigned int)(k % 4) };
 		}
 		order = malloc(bv[k].n[0] * sizeof(*order));
 		if (!order) {

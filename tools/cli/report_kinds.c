@@ -85,7 +85,7 @@ static int irq_cells(const struct ls_rdoc *d, struct rp_cell **out, size_t *n, s
 int rh_sec_series(struct ls_sb *b, const struct ls_rdoc *d, size_t n, struct ls_err *err)
 {
 	bool irq = !strcmp(d[0].kind, "irq");
-	struct rp_line *lines = calloc(MAX_LINES * n, sizeof(*lines));
+	struct rp_series *lines = calloc(MAX_LINES * n, sizeof(*lines));
 	char (*labs)[96] = calloc(MAX_LINES * n, sizeof(*labs));
 	double **vals = calloc(MAX_LINES * n, sizeof(*vals));
 	size_t (*idx)[MAX_LINES] = calloc(n, sizeof(*idx)), *np = calloc(n, sizeof(size_t)), nl = 0;
@@ -110,9 +110,9 @@ int rh_sec_series(struct ls_sb *b, const struct ls_rdoc *d, size_t n, struct ls_
 				goto out;
 			snprintf(labs[nl], 96, "%s%s%s", n > 1 ? (char[]){ rh_doc_letter(k), 0 } : "",
 				 n > 1 ? ": " : "", strcmp(s->name, "(top level)") ? s->name : "one-way latency");
-			lines[nl] = (struct rp_line){ labs[nl], rh_sorted_copy(vals[nl], m), m,
+			lines[nl] = (struct rp_series){ labs[nl], rh_sorted_copy(vals[nl], m), m,
 						      (unsigned int)(i % 8), (unsigned int)(k % 4) };
-			if (!lines[nl].sorted) {
+			if (!lines[nl].v) {
 				ls_errf(err, "out of memory");
 				goto out;
 			}
@@ -188,7 +188,7 @@ int rh_sec_series(struct ls_sb *b, const struct ls_rdoc *d, size_t n, struct ls_
 out:
 	for (size_t i = 0; i < nl; i++) {
 		free(vals[i]);
-		free((void *)lines[i].sorted);
+		free((void *)lines[i].v);
 	}
 	free(lines);
 	free(labs);
@@ -244,19 +244,10 @@ int rh_sec_compare(struct ls_sb *b, const struct ls_rdoc *d, struct ls_err *err)
 	for (size_t i = 0; i < n; i++) {
 		const struct ls_jv *r = &s->arr.v[i];
 
-		ls_sb_printf(b, "<tr><td>");
-		rh_jstr(b, r, "name");
-		ls_sb_printf(b, "</td><td class=\"n\">");
-		rh_jstr(b, r, "p50_a_ns");
-		ls_sb_printf(b, "</td><td class=\"n\">");
-		rh_jstr(b, r, "p50_b_ns");
-		ls_sb_printf(b, "</td><td class=\"n\">");
-		rh_jstr(b, r, "p99_a_ns");
-		ls_sb_printf(b, "</td><td class=\"n\">");
-		rh_jstr(b, r, "p99_b_ns");
-		ls_sb_printf(b, "</td><td>");
-		rh_jstr(b, r, "verdict");
-		ls_sb_printf(b, "</td></tr>\n");
+		ls_sb_printf(b, "<tr>");
+		rh_td_fields(b, r, (const char *const[]){ "name", "p50_a_ns", "p50_b_ns", "p99_a_ns",
+							  "p99_b_ns", "verdict", NULL });
+		ls_sb_printf(b, "</tr>\n");
 	}
 	ls_sb_printf(b, "</tbody></table>\n");
 	rh_kv_table(b, "Comparison", root);

@@ -56,46 +56,35 @@ static void tick_text(double v, const struct ls_unit *u, char *buf, size_t len)
 		snprintf(buf, len, "%g", v);
 }
 
-/* The x axis at pixel y0 with grid lines up to ytop, tick labels and its label. */
-static void axis_x(struct ls_sb *b, const struct ls_scale *x, const double *t, size_t n,
-		   const struct ls_unit *u, const char *label, double y0, double ytop)
+/*
+ * An axis with its grid lines, tick labels and label: horizontal at pixel
+ * "at" (the bottom) with grid lines up to "far", or vertical at pixel "at"
+ * (the left) with grid lines right to "far".
+ */
+static void axis(struct ls_sb *b, bool vertical, const struct ls_scale *sc, const double *t,
+		 size_t n, const struct ls_unit *u, const char *label, double at, double far)
 {
 	char buf[32];
 
 	for (size_t i = 0; i < n; i++) {
-		double px = ls_scale_map(x, t[i]);
+		double p = ls_scale_map(sc, t[i]);
 
 		tick_text(t[i], u, buf, sizeof(buf));
 		ls_sb_printf(b, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
-			     "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
-			     px, px, ytop, y0, px, y0 + 16, buf);
+			     "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%s</text>\n",
+			     vertical ? at : p, vertical ? far : p, vertical ? p : far, vertical ? p : at,
+			     vertical ? at - 5 : p, vertical ? p + 4 : at + 16,
+			     vertical ? "end" : "middle", buf);
 	}
 	ls_sb_printf(b, "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
-		     x->r0, x->r1, y0, y0);
-	ls_sb_printf(b, "<text class=\"label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
-		     (x->r0 + x->r1) / 2, y0 + 38);
-	ls_sb_esc(b, label);
-	ls_sb_printf(b, "</text>\n");
-}
-
-/* The y axis at pixel x0 with grid lines to xright, tick labels and its label. */
-static void axis_y(struct ls_sb *b, const struct ls_scale *y, const double *t, size_t n,
-		   const struct ls_unit *u, const char *label, double x0, double xright)
-{
-	char buf[32];
-
-	for (size_t i = 0; i < n; i++) {
-		double py = ls_scale_map(y, t[i]);
-
-		tick_text(t[i], u, buf, sizeof(buf));
-		ls_sb_printf(b, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
-			     "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
-			     x0, xright, py, py, x0 - 5, py + 4, buf);
-	}
-	ls_sb_printf(b, "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
-		     x0, x0, y->r0, y->r1);
-	ls_sb_printf(b, "<text class=\"label\" transform=\"rotate(-90)\" x=\"%.1f\" y=\"14\" "
-		     "text-anchor=\"middle\">", -(y->r0 + y->r1) / 2);
+		     vertical ? at : sc->r0, vertical ? at : sc->r1, vertical ? sc->r0 : at,
+		     vertical ? sc->r1 : at);
+	if (vertical)
+		ls_sb_printf(b, "<text class=\"label\" transform=\"rotate(-90)\" x=\"%.1f\" y=\"14\" "
+			     "text-anchor=\"middle\">", -(sc->r0 + sc->r1) / 2);
+	else
+		ls_sb_printf(b, "<text class=\"label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
+			     (sc->r0 + sc->r1) / 2, at + 38);
 	ls_sb_esc(b, label);
 	ls_sb_printf(b, "</text>\n");
 }
@@ -115,7 +104,7 @@ static const char *unit_label(char *buf, size_t len, const char *what, struct ls
 }
 
 /* A percentile marker: circle p50, square p99, diamond p99.9; data-value is exact. */
-static void cdf_marker(struct ls_sb *b, const struct rp_line *l, double q, double v,
+static void cdf_marker(struct ls_sb *b, const struct rp_series *l, double q, double v,
 		       double px, double py, struct ls_unit u)
 {
 	char val[32];
@@ -140,7 +129,7 @@ static void cdf_marker(struct ls_sb *b, const struct rp_line *l, double q, doubl
 }
 
 /* Latency CDF on a log x axis, one line per series, p50/p99/p99.9 marked. */
-void rp_cdf(struct ls_sb *b, const char *title, const struct rp_line *l, size_t n,
+void rp_cdf(struct ls_sb *b, const char *title, const struct rp_series *l, size_t n,
 	    const char *caption)
 {
 	static const double qs[] = { 0.5, 0.99, 0.999 };
@@ -154,13 +143,13 @@ void rp_cdf(struct ls_sb *b, const char *title, const struct rp_line *l, size_t 
 	fig_open(b, "cdf", title, PH);
 	for (size_t i = 0; i < n; i++) {
 		for (size_t k = 0; k < l[i].n; k++) {
-			if (l[i].sorted[k] > 0) {
-				lo = fmin(lo, l[i].sorted[k]);
+			if (l[i].v[k] > 0) {
+				lo = fmin(lo, l[i].v[k]);
 				break;
 			}
 		}
 		if (l[i].n)
-			hi = fmax(hi, l[i].sorted[l[i].n - 1]);
+			hi = fmax(hi, l[i].v[l[i].n - 1]);
 	}
 	if (!(hi > 0)) {
 		no_data(b, "no positive values to plot", PH);
@@ -176,10 +165,10 @@ void rp_cdf(struct ls_sb *b, const char *title, const struct rp_line *l, size_t 
 		return;
 	}
 	nt = ls_ticks_log(lo, hi, t, NTICKS);
-	axis_x(b, &x, t, nt, &u, unit_label(lab, sizeof(lab), "latency", u, ", log scale"),
+	axis(b, false, &x, t, nt, &u, unit_label(lab, sizeof(lab), "latency", u, ", log scale"),
 	       PH - MB, MT);
 	nt = ls_ticks_lin(0, 1, 4, t, NTICKS);
-	axis_y(b, &y, t, nt, NULL, "fraction of samples ≤ x", 72, PW - MR);
+	axis(b, true, &y, t, nt, NULL, "fraction of samples ≤ x", 72, PW - MR);
 	for (size_t i = 0; i < n; i++) {
 		size_t m = l[i].n, k = m < 512 ? m : 512, np = 0;
 
@@ -189,7 +178,7 @@ void rp_cdf(struct ls_sb *b, const char *title, const struct rp_line *l, size_t 
 		for (size_t j = 0; j <= k && k; j++) {
 			size_t r = (size_t)llround((double)j * (double)(m - 1) / (double)k);
 
-			xs[np] = l[i].sorted[r];
+			xs[np] = l[i].v[r];
 			ys[np++] = (double)(r + 1) / (double)m;
 		}
 		ls_sb_printf(b, "<path class=\"line s%u d%u\" data-series=\"", l[i].color, l[i].doc);
@@ -198,7 +187,7 @@ void rp_cdf(struct ls_sb *b, const char *title, const struct rp_line *l, size_t 
 		ls_svg_path(b, &x, &y, xs, ys, np);
 		ls_sb_printf(b, "\"/>\n");
 		for (size_t q = 0; q < ARRAY_SIZE(qs); q++) {
-			double v = ls_quantile_sorted(l[i].sorted, m, qs[q]);
+			double v = ls_quantile_sorted(l[i].v, m, qs[q]);
 
 			if (v > 0)
 				cdf_marker(b, &l[i], qs[q], v, ls_scale_map(&x, v),
@@ -236,7 +225,7 @@ void rp_stacked(struct ls_sb *b, const char *title, const char *const part_names
 		return;
 	}
 	nt = ls_ticks_lin(0, hi, 6, t, NTICKS);
-	axis_x(b, &x, t, nt, &u, unit_label(lab, sizeof(lab), "mean one-way time of the samples at that percentile", u, ""),
+	axis(b, false, &x, t, nt, &u, unit_label(lab, sizeof(lab), "mean one-way time of the samples at that percentile", u, ""),
 	       h - MB, MT);
 	for (size_t i = 0; i < n; i++) {
 		double yb = y0 + (double)i * (bh + gap), acc = 0;
@@ -482,9 +471,9 @@ void rp_time(struct ls_sb *b, const char *title, const struct rp_series *s, size
 	ls_sb_printf(b, "<g data-samples=\"%zu\" data-columns=\"%zu\" data-decimated=\"%d\">\n", nmax,
 		     cols, nmax > cols);
 	nt = ls_ticks_lin(0, (double)(nmax - 1), 6, t, NTICKS);
-	axis_x(b, &x, t, nt, NULL, "sample number (measurement order)", PH - MB, MT);
+	axis(b, false, &x, t, nt, NULL, "sample number (measurement order)", PH - MB, MT);
 	nt = ls_ticks_lin(0, hi, 5, t, NTICKS);
-	axis_y(b, &y, t, nt, &u, unit_label(lab, sizeof(lab), "latency", u, ""), 72, PW - MR);
+	axis(b, true, &y, t, nt, &u, unit_label(lab, sizeof(lab), "latency", u, ""), 72, PW - MR);
 	for (size_t i = 0; i < n; i++)
 		time_series(b, &s[i], &x, &y, cols);
 	ls_sb_printf(b, "</g>\n");
@@ -517,7 +506,7 @@ void rp_changes(struct ls_sb *b, const char *title, const struct rp_change *c, s
 		return;
 	}
 	nt = ls_ticks_lin(-m, m, 6, t, NTICKS);
-	axis_x(b, &x, t, nt, NULL, "change of B against A (%)", h - MB, MT);
+	axis(b, false, &x, t, nt, NULL, "change of B against A (%)", h - MB, MT);
 	for (size_t i = 0; i < n; i++) {
 		double yb = y0 + (double)i * rowh, x0 = ls_scale_map(&x, 0);
 		double v[2] = { c[i].p50_pct, c[i].p99_pct };
