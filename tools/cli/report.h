@@ -73,7 +73,7 @@ struct rp_bar {
 void rp_stacked(struct ls_sb *b, const char *title, const char *const part_names[3],
 		const struct rp_bar *bars, size_t n, const char *caption);
 
-/* One heatmap cell: kernel time per sample of (host, cpu, stage). */
+/* One heatmap cell: a time of (host, cpu, stage), what says which (for the label). */
 struct rp_cell {
 	char host[32];
 	char stage[32];
@@ -81,8 +81,8 @@ struct rp_cell {
 	double value_ns;
 	bool verdict;		/* the verdict's CPU and stage */
 };
-void rp_heatmap(struct ls_sb *b, const char *title, const struct rp_cell *c, size_t n,
-		const char *caption);
+void rp_heatmap(struct ls_sb *b, const char *title, const char *what, const struct rp_cell *c,
+		size_t n, const char *caption);
 
 /* Series over time: values in measurement order. */
 void rp_time(struct ls_sb *b, const char *title, const struct rp_series *s, size_t n,

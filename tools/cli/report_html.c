@@ -525,7 +525,7 @@ static int sec_breakdown(struct ls_sb *b, const struct ls_rdoc *d, size_t n, str
 			goto out;
 		snprintf(title, sizeof(title), "Kernel time per sample by CPU and stage%s%s",
 			 n > 1 ? ", " : "", n > 1 ? (char[]){ rh_doc_letter(k), 0 } : "");
-		rp_heatmap(b, title, cells, ncells, cap_heat);
+		rp_heatmap(b, title, "kernel time per sample", cells, ncells, cap_heat);
 		free(cells);
 		cells = NULL;
 	}

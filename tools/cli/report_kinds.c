@@ -139,7 +139,7 @@ int rh_sec_series(struct ls_sb *b, const struct ls_rdoc *d, size_t n, struct ls_
 			if (irq_cells(&d[k], &cells, &ncells, err))
 				goto out;
 			snprintf(title, sizeof(title), "Mean time per event by CPU and softirq stage%s", suffix);
-			rp_heatmap(b, title, cells, ncells,
+			rp_heatmap(b, title, "mean time per event", cells, ncells,
 				   "How to read: mean time per event (sum over count, pooled over the "
 				   "intervals) for each CPU (rows) and softirq wait or run (columns); "
 				   "the stronger the colour, the more time (opacity on a log scale). irq names no verdict "

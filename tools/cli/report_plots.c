@@ -337,16 +337,16 @@ static int heat_panel(struct ls_sb *b, const char *host, const struct rp_cell *c
 	return 34 + (int)(ch * (double)ncpu) + 10;
 }
 
-/* Per-host CPU x stage heatmap of kernel time per sample; the verdict's cell outlined. */
-void rp_heatmap(struct ls_sb *b, const char *title, const struct rp_cell *c, size_t n,
-		const char *caption)
+/* Per-host CPU x stage heatmap of a time (what); the verdict's cell outlined. */
+void rp_heatmap(struct ls_sb *b, const char *title, const char *what, const struct rp_cell *c,
+		size_t n, const char *caption)
 {
 	char stages[32][32], hosts[8][32];
 	size_t nst = 0, nh = 0, cells = 0;
 	double vmin = INFINITY, vmax = 0;
 	struct ls_sb body = { 0 };
 	struct ls_unit u;
-	char lab[96];
+	char lab[160];
 	int y = MT;
 
 	for (size_t i = 0; i < n; i++) {
@@ -366,8 +366,7 @@ void rp_heatmap(struct ls_sb *b, const char *title, const struct rp_cell *c, siz
 		no_data(b, "no kernel time attributed to any CPU (kernel side unmeasured?)", y + 40);
 	} else {
 		ls_sb_printf(b, "%s", body.s ? body.s : "");
-		snprintf(lab, sizeof(lab), "rows: CPU; columns: stage; cell: kernel time per sample (%s)",
-			 u.name);
+		snprintf(lab, sizeof(lab), "rows: CPU; columns: stage; cell: %s (%s)", what, u.name);
 		ls_sb_printf(b, "<text class=\"label\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">", PW / 2,
 			     y + 24);
 		ls_sb_esc(b, lab);
