@@ -10,7 +10,8 @@
 # carry the documents' mean_ns and its outlined cell is the verdict's CPU,
 # and the A/B table has one row per distribution in both. Bad input (missing
 # file, not JSON, a kind the report does not draw, an unwritable -o) exits
-# 2 with a message naming the problem and leaves no file behind.
+# 2 with a message naming the problem and leaves no file behind; so do
+# breakdown --report on a responder and with --peers.
 . "$(dirname "$0")/../lib.sh"
 cli_test_setup "checks the reports against the documents"
 
@@ -173,6 +174,13 @@ check "after a bad file: the old output is untouched" no_file_left
 expect_rc "unwritable -o (no such directory): exit 2" 2 "create temporary file for $T/no/dir/r.html" \
 	"$LS_BIN" report -o "$T/no/dir/r.html" "$T/breakdown-a.json"
 check "unwritable -o: nothing created" test ! -e "$T/no"
+expect_rc "breakdown --report on a responder: exit 2, belongs to the prober" 2 \
+	"--report and --baseline belong to the prober" "$LS_BIN" breakdown --insecure --report "$T/r.html"
+echo 192.0.2.2 >"$T/peers"
+expect_rc "breakdown --report with --peers: exit 2, one pair only" 2 \
+	"--report and --baseline are of one pair: not with --peers" \
+	"$LS_BIN" breakdown --peers "$T/peers" --report "$T/r.html"
+check "breakdown --report refused: no file" test ! -e "$T/r.html"
 expect_rc "no input: usage error" 2 "need at least one RESULT.json" "$LS_BIN" report
 expect_rc "--help: exit 0 with the option list" 0 "--output FILE" "$LS_BIN" report --help
 done_testing
