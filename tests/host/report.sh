@@ -151,6 +151,24 @@ rows = re.findall(r'<tr data-series="([^"]*)">', ab)
 cmp = json.load(open(f"{T}/compare.json"))
 names = [s["name"] for s in cmp["series"]]
 print(("ok" if rows == names else "not_ok") + f"|ab: the significance table has compare's distributions, in its order|{rows} vs {names}")
+# stacked bars: the parts' means over the samples ranked within 0.5 % of n
+# around each percentile of the total (narrowed to stay centred at the top)
+t = bd["total"]["samples_ns"]
+parts = {p: bd["parts"][p]["samples_ns"] for p in ("transmission", "queuing", "processing")}
+n = len(t)
+order = sorted(range(n), key=lambda i: (t[i], i))
+segs = {(b, p): float(v) for b, p, v in re.findall(r'data-bar="([^"]*)" data-part="([^"]*)" data-value="([^"]*)"', page)}
+bad = []
+for q, lab in ((0.5, "p50"), (0.9, "p90"), (0.99, "p99"), (0.999, "p99.9")):
+    r = max(int(-(-q * n // 1)) - 1, 0)
+    w = min(n // 200, n - 1 - r)
+    win = order[r - w:r + w + 1]
+    for p, v in parts.items():
+        want = sum(v[i] for i in win) / len(win)
+        got = segs.get((lab, p))
+        if got is None or abs(got - want) > 1e-6 * max(1.0, want):
+            bad.append((lab, p, got, want))
+print(("ok" if not bad and len(segs) == 12 else "not_ok") + f"|breakdown: stacked bars hold the mean parts of the samples around p50/p90/p99/p99.9|{bad[:3]} {len(segs)}")
 moved = sum(1 for c in bd["counters"] if c.get("moved"))
 m = re.search(r"(\d+) of (\d+) counters moved", page)
 print(("ok" if m and int(m.group(1)) == moved and int(m.group(2)) == len(bd["counters"]) else "not_ok") +

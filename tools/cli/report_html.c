@@ -289,25 +289,30 @@ static void bd_free(struct bd_vals *bv)
 	}
 }
 
-/* qsort of sample indices by total (ties by index, for a stable order). */
-static const double *g_total;
-static int cmp_by_total(const void *a, const void *b)
+/* qsort_r of sample indices by their total (arg), ties by index. */
+static int cmp_by_total(const void *a, const void *b, void *arg)
 {
+	const double *total = arg;
 	size_t i = *(const size_t *)a, j = *(const size_t *)b;
 
-	if (g_total[i] != g_total[j])
-		return g_total[i] < g_total[j] ? -1 : 1;
+	if (total[i] != total[j])
+		return total[i] < total[j] ? -1 : 1;
 	return (i > j) - (i < j);
 }
 
-/* The parts' means over the samples whose total ranks within 0.5 % of n around q. */
-static int bd_bar(const struct bd_vals *bv, const size_t *order, double q, struct rp_bar *bar)
+/*
+ * The parts' means over the samples whose total ranks within 0.5 % of n
+ * around q's nearest rank, the window narrowed to stay centred near the top.
+ */
+static void bd_bar(const struct bd_vals *bv, const size_t *order, double q, struct rp_bar *bar)
 {
 	size_t n = bv->n[0], r = (size_t)ceil(q * (double)n), w = n / 200, a, e;
 
 	r = r ? r - 1 : 0;
+	if (w > n - 1 - r)
+		w = n - 1 - r;
 	a = r > w ? r - w : 0;
-	e = r + w < n ? r + w : n - 1;
+	e = r + w;
 	memset(bar->part, 0, sizeof(bar->part));
 	bar->total = 0;
 	for (size_t k = a; k <= e; k++) {
@@ -318,7 +323,6 @@ static int bd_bar(const struct bd_vals *bv, const size_t *order, double q, struc
 	for (int p = 0; p < 3; p++)
 		bar->part[p] /= (double)(e - a + 1);
 	bar->total /= (double)(e - a + 1);
-	return 0;
 }
 
 /* The heatmap cells of a breakdown's stages, the verdict's one marked. */
@@ -426,7 +430,8 @@ const char rh_cap_ab[] =
 static const char cap_stack[] =
 	"How to read: one bar per percentile of the total; its segments are the mean transmission, "
 	"queuing and processing of the samples whose total ranks within 0.5 % of the samples around "
-	"that percentile (one sample when there are fewer than 200). What grows from p50 to p99.9 is "
+	"that percentile (narrower near the slowest sample, so the window stays centred; one sample "
+	"when there are fewer than 200). What grows from p50 to p99.9 is "
 	"what the tail is made of; the figure after a bar is those samples' mean total.";
 static const char cap_heat[] =
 	"How to read: kernel time per sample (mean over the samples' windows) for each CPU (rows) "
@@ -495,8 +500,7 @@ static int sec_breakdown(struct ls_sb *b, const struct ls_rdoc *d, size_t n, str
 		}
 		for (size_t i = 0; i < bv[k].n[0]; i++)
 			order[i] = i;
-		g_total = bv[k].v[0];
-		qsort(order, bv[k].n[0], sizeof(*order), cmp_by_total);
+		qsort_r(order, bv[k].n[0], sizeof(*order), cmp_by_total, bv[k].v[0]);
 		for (size_t q = 0; q < 4; q++) {
 			struct rp_bar *bar = &bars[q * n + k];
 

@@ -238,8 +238,10 @@ void rp_stacked(struct ls_sb *b, const char *title, const char *const part_names
 
 			val_text(bars[i].part[p], u, val, sizeof(val));
 			ls_sb_printf(b, "<rect class=\"seg s%d f%u\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-				     "height=\"%d\" data-part=\"%s\" data-value=\"%.17g\"><title>",
-				     p + 1, bars[i].doc, x0, yb, fmax(0, x1 - x0), bh, part_names[p],
+				     "height=\"%d\" data-bar=\"", p + 1, bars[i].doc, x0, yb,
+				     fmax(0, x1 - x0), bh);
+			ls_sb_esc(b, bars[i].label);
+			ls_sb_printf(b, "\" data-part=\"%s\" data-value=\"%.17g\"><title>", part_names[p],
 				     bars[i].part[p]);
 			ls_sb_esc(b, bars[i].label);
 			ls_sb_printf(b, " %s: %s %s</title></rect>\n", part_names[p], val, u.name);
