@@ -4,7 +4,9 @@
  * per result (or one A/B section when every result is of the same kind),
  * each with its plots (report_plots.c) and its facts beside them.
  */
+#include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -330,7 +332,7 @@ static int bd_cells(const struct ls_jv *root, struct rp_cell **out, size_t *n, s
 {
 	const struct ls_jv *st = ls_jv_get(root, "stages"), *vc = ls_jv_get(ls_jv_get(root, "verdict"), "cpu");
 	char vh[32] = "", vs[32] = "";
-	double vcpu = -1;
+	uint64_t vcpu = UINT64_MAX;
 
 	*n = 0;
 	*out = calloc(st && st->type == LS_JARR ? st->arr.n + 1 : 1, sizeof(**out));
@@ -339,18 +341,18 @@ static int bd_cells(const struct ls_jv *root, struct rp_cell **out, size_t *n, s
 	if (vc && vc->type == LS_JOBJ) {
 		ls_jv_str(vc, "host", vh, sizeof(vh));
 		ls_jv_str(vc, "stage", vs, sizeof(vs));
-		ls_jv_num(vc, "cpu", &vcpu);
+		ls_jv_u64(vc, "cpu", &vcpu);
 	}
 	for (size_t i = 0; st && st->type == LS_JARR && i < st->arr.n; i++) {
 		struct rp_cell *c = &(*out)[*n];
-		double cpu = -1;
+		uint64_t cpu = 0;
 
 		if (!ls_jv_str(&st->arr.v[i], "host", c->host, sizeof(c->host)) ||
 		    !ls_jv_str(&st->arr.v[i], "stage", c->stage, sizeof(c->stage)) ||
-		    !ls_jv_num(&st->arr.v[i], "cpu", &cpu) ||
+		    !ls_jv_u64(&st->arr.v[i], "cpu", &cpu) || cpu > LONG_MAX ||
 		    !ls_jv_num(&st->arr.v[i], "mean_ns", &c->value_ns))
 			continue;
-		c->cpu = (long)cpu;
+		c->cpu = (long)cpu;	/* an integer >= 0, checked above */
 		c->verdict = !strcmp(c->host, vh) && !strcmp(c->stage, vs) && cpu == vcpu;
 		(*n)++;
 	}

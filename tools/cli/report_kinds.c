@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The report's probe, irq and compare sections (the page and breakdown's: report_html.c). */
+#include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,9 +45,9 @@ static int irq_cells(const struct ls_rdoc *d, struct rp_cell **out, size_t *n, s
 
 		for (size_t i = 0; cpus && cpus->type == LS_JARR && i < cpus->arr.n; i++) {
 			const struct ls_jv *c = &cpus->arr.v[i];
-			double cpu = -1;
+			uint64_t cpu = 0;
 
-			if (c->type != LS_JOBJ || !ls_jv_num(c, "cpu", &cpu))
+			if (c->type != LS_JOBJ || !ls_jv_u64(c, "cpu", &cpu) || cpu > LONG_MAX)
 				continue;
 			for (size_t m = 0; m < c->obj.n; m++) {
 				const struct ls_jv *h = &c->obj.m[m].val;
@@ -223,8 +225,8 @@ int rh_sec_compare(struct ls_sb *b, const struct ls_rdoc *d, struct ls_err *err)
 		ls_jv_num(r, "p99_change_pct", &c[i].p99_pct);
 		ls_jv_num(r, "p50_direction", &d50);
 		ls_jv_num(r, "p99_direction", &d99);
-		c[i].dir50 = (int)d50;
-		c[i].dir99 = (int)d99;
+		c[i].dir50 = (d50 > 0) - (d50 < 0);
+		c[i].dir99 = (d99 > 0) - (d99 < 0);
 	}
 	ls_sb_printf(b, "<div class=\"row\"><div class=\"plots\">\n");
 	rp_changes(b, "Change of p50 and p99, B against A", c, n,
