@@ -100,8 +100,9 @@ for name, plots in want.items():
         f"{name}: plots in the DOM {plots}", (r["plots"], r["svgs"]))
     out(r["titled"] and r["labelled"], f"{name}: every plot has a title, an axis label and a caption")
     out(r["shot"]["colours"] > 50, f"{name}: screenshot not blank (> 50 colours)", r["shot"])
-    out(r["light"]["bg"] != r["dark"]["bg"] and r["light"]["fg"] != r["dark"]["fg"],
-        f"{name}: prefers-color-scheme dark changes background and text", (r["light"], r["dark"]))
+    out(r["light"]["bg"] != r["dark"]["bg"] and r["light"]["fg"] != r["dark"]["fg"] and
+        (r["light"]["line"] is None or r["light"]["line"] != r["dark"]["line"]),
+        f"{name}: prefers-color-scheme dark changes background, text and plot lines", (r["light"], r["dark"]))
     out(len(r["print"].split()) == 1, f"{name}: print media lays out one column", r["print"])
 
 def marks(r, series, doc=0):
@@ -148,9 +149,14 @@ ok = len(got) == len(want) and all(g[:3] == w[:3] and abs(g[3] - w[3]) <= 1e-9 *
 print(("ok" if ok else "not_ok") + f"|breakdown: one heatmap cell per stages[] entry ({len(want)}), value = its mean_ns|{got[:3]} vs {want[:3]}")
 ab = open(f"{T}/ab.html").read()
 rows = re.findall(r'<tr data-series="([^"]*)">', ab)
+legend = dict(re.findall(r'B: (total|transmission|queuing|processing) \(vs A: ([^)<]*)\)', ab))
 cmp = json.load(open(f"{T}/compare.json"))
 names = [s["name"] for s in cmp["series"]]
 print(("ok" if rows == names else "not_ok") + f"|ab: the significance table has compare's distributions, in its order|{rows} vs {names}")
+want = {n.split(".")[-1]: s["verdict"] for s in cmp["series"] for n in [s["name"]]
+        if n in ("total", "parts.transmission", "parts.queuing", "parts.processing")}
+print(("ok" if legend == want and len(want) == 4 else "not_ok") +
+      f"|ab: the CDF legend gives B's verdict against A per distribution, as latsplit compare does|{legend} vs {want}")
 # stacked bars: the parts' means over the samples ranked within 0.5 % of n
 # around each percentile of the total (narrowed to stay centred at the top)
 t = bd["total"]["samples_ns"]

@@ -115,6 +115,10 @@ void rh_td_fields(struct ls_sb *b, const struct ls_jv *obj, const char *const *k
 double *rh_sorted_copy(const double *v, size_t n);
 /* The letter of the k-th result of an A/B view. */
 char rh_doc_letter(size_t k);
+struct ls_cmp_row;
+/* compare's rows of b against a (compare.h), at latsplit compare's defaults. */
+int rh_cmp_rows(const struct ls_rdoc *a, const struct ls_rdoc *b, struct ls_cmp_row **rows,
+		size_t *n, struct ls_err *err);
 /* compare's significance of every result against the first, as tables. */
 int rh_ab_tables(struct ls_sb *b, const struct ls_rdoc *d, size_t n, struct ls_err *err);
 /* End the plots column, open the facts column. */

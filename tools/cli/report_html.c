@@ -376,18 +376,27 @@ void rh_aside_open(struct ls_sb *b, const struct ls_rdoc *d, size_t n)
 	ls_sb_printf(b, "\">\n");
 }
 
+/* compare's rows of b against a, as latsplit compare's defaults judge them (alpha 0.01). */
+int rh_cmp_rows(const struct ls_rdoc *a, const struct ls_rdoc *b, struct ls_cmp_row **rows,
+		size_t *n, struct ls_err *err)
+{
+	static const struct ls_cmp_params prm = { .alpha = 0.01, .max_regress = NAN };
+
+	if (ls_cmp_build(&prm, &a->set, &b->set, rows, n, err))
+		return ls_err_wrap(err, "%s vs %s", a->name, b->name);
+	return 0;
+}
+
 /* The A/B significance tables: every document against the first (compare's statistics). */
 int rh_ab_tables(struct ls_sb *b, const struct ls_rdoc *d, size_t n, struct ls_err *err)
 {
-	struct ls_cmp_params prm = { .alpha = 0.01, .max_regress = NAN };
-
 	for (size_t k = 1; k < n; k++) {
 		struct ls_cmp_row *rows = NULL;
 		size_t nr = 0;
 		char t[8][32];
 
-		if (ls_cmp_build(&prm, &d[0].set, &d[k].set, &rows, &nr, err))
-			return ls_err_wrap(err, "%s vs %s", d[0].name, d[k].name);
+		if (rh_cmp_rows(&d[0], &d[k], &rows, &nr, err))
+			return -1;
 		ls_sb_printf(b, "<h3>Significance: %c vs A</h3>\n<table data-ab=\"%zu\">\n<thead><tr><th scope=\"col\">distribution</th>"
 			     "<th scope=\"col\">p50 A</th><th scope=\"col\">p50 %c</th><th scope=\"col\">change</th><th scope=\"col\">p adj</th><th scope=\"col\">p99 A</th>"
 			     "<th scope=\"col\">p99 %c</th><th scope=\"col\">change</th><th scope=\"col\">p adj</th><th scope=\"col\">verdict</th></tr></thead><tbody>\n",
@@ -447,24 +456,39 @@ const char rh_cap_time[] =
 	"visible; with fewer, every sample is drawn.";
 
 /* The parts' legend with the documents' dashes. */
-static void bd_legend(struct ls_sb *b, size_t ndocs)
+static int bd_legend(struct ls_sb *b, const struct ls_rdoc *d, size_t ndocs, struct ls_err *err)
 {
 	static const char *const names[4] = { "total", "transmission", "queuing", "processing" };
+	static const char *const keys[4] = { "total", "parts.transmission", "parts.queuing",
+					     "parts.processing" };
 	const char *labels[4 * 4];
 	unsigned int color[4 * 4], dash[4 * 4];
-	char ab[4][4][64];
+	char ab[4][4][96];
 	size_t n = 0;
 
 	for (size_t k = 0; k < ndocs && k < 4; k++) {
+		struct ls_cmp_row *rows = NULL;
+		size_t nr = 0;
+
+		/* B, C, ...: compare's verdict against A beside each distribution */
+		if (k && rh_cmp_rows(&d[0], &d[k], &rows, &nr, err))
+			return -1;
 		for (unsigned int s = 0; s < 4; s++) {
-			snprintf(ab[k][s], 64, "%s%s%s", ndocs > 1 ? (char[]){ rh_doc_letter(k), 0 } : "",
-				 ndocs > 1 ? ": " : "", names[s]);
+			const char *v = NULL;
+
+			for (size_t i = 0; i < nr && !v; i++)
+				v = strcmp(rows[i].name, keys[s]) ? NULL : ls_cmp_verdict(&rows[i]);
+			snprintf(ab[k][s], sizeof(ab[k][s]), "%s%s%s%s%s%s",
+				 ndocs > 1 ? (char[]){ rh_doc_letter(k), 0 } : "", ndocs > 1 ? ": " : "",
+				 names[s], v ? " (vs A: " : "", v ? v : "", v ? ")" : "");
 			labels[n] = ab[k][s];
 			color[n] = s;
 			dash[n++] = (unsigned int)k;
 		}
+		free(rows);
 	}
 	rp_legend(b, labels, color, dash, n);
+	return 0;
 }
 
 /* A breakdown section: CDF, stacked parts, heatmap and time plots, and its facts. */
@@ -518,7 +542,8 @@ static int sec_breakdown(struct ls_sb *b, const struct ls_rdoc *d, size_t n, str
 	snprintf(cap, sizeof(cap), "%s%s", rh_cap_cdf, n > 1 ? rh_cap_ab : "");
 	rp_cdf(b, n > 1 ? "One-way latency CDF, A/B: total and parts" :
 	       "One-way latency CDF: total and parts", lines, 4 * n, cap);
-	bd_legend(b, n);
+	if (bd_legend(b, d, n, err))
+		goto out;
 	rp_stacked(b, "What each percentile is made of (mean parts near p50, p90, p99, p99.9)",
 		   part_keys, bars, 4 * n, cap_stack);
 	{
@@ -543,7 +568,8 @@ static int sec_breakdown(struct ls_sb *b, const struct ls_rdoc *d, size_t n, str
 		snprintf(title, sizeof(title), "Samples over time: total and parts%s%s",
 			 n > 1 ? ", " : "", n > 1 ? (char[]){ rh_doc_letter(k), 0 } : "");
 		rp_time(b, title, s, 4, rh_cap_time);
-		bd_legend(b, 1);
+		if (bd_legend(b, d, 1, err))
+			goto out;
 	}
 	rh_aside_open(b, d, n);
 	if (n > 1 && rh_ab_tables(b, d, n, err))
