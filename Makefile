@@ -46,7 +46,7 @@ LDLIBS  := -libverbs -lrdmacm -lbpf -lelf -lz -lm -lpthread -lcrypto
 # training models, significance tests, JSON series) with no output of its
 # own: libls-core.a, linked by the CLI, the unit tests and the fuzzers.
 CORE_NAMES := util stats hist split causal verdict model signif jseries jsonr wire \
-	ctr_diff probe_conv names analysis baseline
+	ctr_diff probe_conv names analysis baseline svg compare
 TOOL_SRCS := $(wildcard $(addsuffix /*.c,$(TOOL_DIRS)))
 CORE_SRCS := $(filter $(addprefix %/,$(addsuffix .c,$(CORE_NAMES))),$(TOOL_SRCS))
 CLI_SRCS  := $(filter-out $(CORE_SRCS),$(TOOL_SRCS))
@@ -65,7 +65,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(UNIT_SRCS))
 KSFT_DIR := $(B)/ksft
 KSFT_HDRS := $(KSFT_DIR)/kselftest_harness.h $(KSFT_DIR)/kselftest.h
 
-.PHONY: all deps kmod modules-all ebpf tools unit check demo bench fuzz doc clean install lab faultinj-all need-krels
+.PHONY: web-deps all deps kmod modules-all ebpf tools unit check demo bench fuzz doc clean install lab faultinj-all need-krels
 all: kmod ebpf tools lab
 
 deps:
@@ -170,7 +170,7 @@ $(KSFT_HDRS):
 
 # A unit test of the core links libls-core.a alone; the others (the
 # commands' own parts, the OOB protocol, sysfs readers) the CLI's objects too.
-UNIT_CORE := analysis causal compare_stats hist jseries model names probe_limits split verdict wire
+UNIT_CORE := analysis causal compare_stats hist jseries model names probe_limits split svg verdict wire
 UNIT_CORE_BINS := $(patsubst %,$(B)/tests/unit/%,$(UNIT_CORE))
 
 $(UNIT_CORE_BINS): $(B)/tests/unit/%: tests/unit/%.c $(CORE_LIB) $(KSFT_HDRS)
@@ -183,8 +183,18 @@ $(filter-out $(UNIT_CORE_BINS),$(UNIT_BINS)): $(B)/tests/unit/%: tests/unit/%.c 
 
 unit: $(UNIT_BINS)
 
+# The HTML report's test tools (html-validate, playwright-core) from the npm
+# registry, pinned by tests/web/package-lock.json; node_modules is not tracked.
+WEB_DIR := tests/web
+WEB_STAMP := $(WEB_DIR)/node_modules/.package-lock.json
+
+$(WEB_STAMP): $(WEB_DIR)/package.json $(WEB_DIR)/package-lock.json
+	cd $(WEB_DIR) && npm ci --no-audit --no-fund --loglevel=error
+
+web-deps: $(WEB_STAMP)
+
 check: deps
-	@$(MAKE) --no-print-directory -j$(shell nproc) modules-all faultinj-all ebpf tools lab unit fuzz-build
+	@$(MAKE) --no-print-directory -j$(shell nproc) modules-all faultinj-all ebpf tools lab unit fuzz-build web-deps
 	@bash tests/run.sh
 
 demo: deps
@@ -192,7 +202,7 @@ demo: deps
 	@bash tools/demo.sh
 
 bench: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory all web-deps
 	@bash tests/bench.sh
 
 clean:

@@ -9,8 +9,9 @@
 #   2. congested: a storage flow (two 256 KiB blocks always outstanding
 #      node0 -> node1) shares the probe's queue;
 #   3. fixed: the storage flow moved to its own, lower-priority class.
-# Each phase's JSON is kept in DEMO_DIR (default build/demo) for
-# `latsplit compare`; the last screen compares the three.
+# Each phase's JSON (for `latsplit compare`) and HTML report (latsplit
+# breakdown --report) are kept in DEMO_DIR (default build/demo); the last
+# screen compares the three and names the reports.
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 LAB=$TOP/tools/lab/lab
@@ -45,9 +46,9 @@ phase() {
 	# The prober does not retry a refused connection: wait for the listener.
 	for _ in $(seq 150); do grep -q listening "$resp" 2>/dev/null && break; sleep 0.2; done
 	grep -q listening "$resp" 2>/dev/null || { echo "demo: the responder did not start:" >&2; cat "$resp" >&2; exit 1; }
-	"$LAB" exec --name "$NAME" --timeout 300 0 -- "$BIN breakdown -d rxe0 -u 20 --tclass 106 -n $ITERS $base --json 192.0.2.2 > $SH/$name.json 2> $SH/$name.err" ||
+	"$LAB" exec --name "$NAME" --timeout 300 0 -- "$BIN breakdown -d rxe0 -u 20 --tclass 106 -n $ITERS $base --json --report $SH/$name.html 192.0.2.2 > $SH/$name.json 2> $SH/$name.err" ||
 		{ echo "demo: phase $name failed:" >&2; cat "$SH/$name.err" >&2; exit 1; }
-	cp "$SH/$name.json" "$OUT/$name.json"
+	cp "$SH/$name.json" "$SH/$name.html" "$OUT/"
 }
 
 # A fresh pair's first run is slow (the emulator translates new code once).
@@ -64,7 +65,7 @@ echo "== phase 3: fixed (the storage flow in its own, lower-priority class)"
 wire flow ab class=1 $FLOW
 phase fixed "$OUT/healthy.json"
 wire flow ab off
-rm -f "$OUT/warmup.json"
+rm -f "$OUT/warmup.json" "$OUT/warmup.html"
 
 python3 - "$OUT" <<'PYEOF'
 import json, os, sys
@@ -87,4 +88,5 @@ print("\ncongested: +%.0f us at p50, %.0f %% of it queuing; fixed: %.2f x health
                           docs["healthy"]["parts"]["queuing"]["p50_ns"]) / (c - h) if c > h else 0,
     x / h))
 print("JSON per phase: %s/{healthy,congested,fixed}.json (latsplit compare A.json B.json)" % out)
+print("reports: " + ", ".join("%s/%s.html" % (out, p) for p in ("healthy", "congested", "fixed")))
 PYEOF

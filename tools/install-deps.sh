@@ -20,6 +20,9 @@ PKGS=(
 	perftest procps util-linux nftables
 	# tests, benchmarks, docs
 	bpftrace bpfcc-tools python3 python3-docutils prometheus jq
+	# the HTML report's tests: its validator and browser driver come from npm
+	# (tests/web/package-lock.json, `make web-deps`), the browser from Debian
+	nodejs chromium fonts-dejavu-core
 )
 
 missing=()
@@ -29,6 +32,11 @@ for p in "${PKGS[@]}"; do
 		missing+=("$p")
 	fi
 done
+
+# npm: part of some nodejs builds, its own Debian package beside Debian's nodejs
+if ! command -v npm >/dev/null 2>&1; then
+	missing+=(npm)
+fi
 
 if [ ${#missing[@]} -eq 0 ]; then
 	exit 0

@@ -49,6 +49,7 @@ struct bd_cli {
 	bool json;
 	const char *samples;
 	const char *prom;
+	const char *report;	/* --report FILE.html */
 	const char *peers;		/* --peers FILE: a fleet run */
 	struct ls_peers plist;		/* its hosts */
 	bool verbose;

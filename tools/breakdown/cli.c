@@ -11,6 +11,7 @@
  * This file: the options, the responder, one prober pair and the --peers
  * loop; the jobs they call are in the other breakdown/ files (bd.h).
  */
+#include <errno.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 #include "peers.h"
 #include "probe_opts.h"
 #include "prom.h"
+#include "report.h"
 
 /* Print the usage; the option list is the truth the man page is tested against. */
 static void usage(FILE *fp)
@@ -72,6 +74,8 @@ static void usage(FILE *fp)
 "      --samples FILE        every sample's parts as CSV, with its kernel time\n"
 "                            per host and stage\n"
 "      --prom FILE           Prometheus text format (node_exporter textfile)\n"
+"      --report FILE         the HTML report of the run (as latsplit report draws\n"
+"                            from --json), written at the end\n"
 "      --peers FILE          prober for every host in FILE (one per line, '#'\n"
 "                            comments), one after another; --json gives one JSON\n"
 "                            line per pair, --prom one file with a peer label\n"
@@ -86,7 +90,7 @@ static void usage(FILE *fp)
 
 /* breakdown's own long options (the probe's come from probe_opts.h). */
 enum { O_RING = 256, O_GBPS, O_CABLE, O_HOPS, O_SWITCH, O_FLOOR, O_BASE, O_TAIL,
-       O_NORMAL, O_ABN, O_HURTS, O_SHARE, O_EXPECT, O_JSON, O_SAMPLES, O_PROM,
+       O_NORMAL, O_ABN, O_HURTS, O_SHARE, O_EXPECT, O_JSON, O_SAMPLES, O_PROM, O_REPORT,
        O_SLACK, O_PEERS };
 
 static const struct ls_opt_name switches[] = {
@@ -122,6 +126,7 @@ static const struct ls_opt bd_options[] = {
 	LS_OPT_FLAG("json", O_JSON, BC, json),
 	LS_OPT_STR("samples", O_SAMPLES, BC, samples),
 	LS_OPT_STR("prom", O_PROM, BC, prom),
+	LS_OPT_STR("report", O_REPORT, BC, report),
 	LS_OPT_STR("peers", O_PEERS, BC, peers),
 	LS_OPT_FLAG("verbose", 'v', BC, verbose),
 	LS_OPT_HELPOPT,
@@ -140,9 +145,9 @@ static int check_args(struct bd_cli *c, int argc, char **argv, bool have_n)
 	c->is_prober = argc - optind == 1 || c->peers;
 	if (c->peers && argc - optind == 1)
 		return ls_opts_bad("breakdown", "PEER and --peers: give one");
-	if (c->peers && (c->samples || c->baseline))
+	if (c->peers && (c->samples || c->baseline || c->report))
 		return ls_opts_bad("breakdown",
-				   "--samples and --baseline are of one pair: not with --peers");
+				   "--samples, --report and --baseline are of one pair: not with --peers");
 	if (argc - optind == 1)
 		o->peer = argv[optind];
 	if (c->peers)
@@ -158,8 +163,8 @@ static int check_args(struct bd_cli *c, int argc, char **argv, bool have_n)
 	if (rc)
 		return rc;
 	/* --peers makes a prober: this check may come after the list is read */
-	if (!c->is_prober && (c->json || c->samples || c->prom || c->baseline))
-		return ls_opts_bad("breakdown", "--json, --samples, --prom and --baseline belong "
+	if (!c->is_prober && (c->json || c->samples || c->prom || c->baseline || c->report))
+		return ls_opts_bad("breakdown", "--json, --samples, --prom, --report and --baseline belong "
 				   "to the prober (the responder ships its data to it)");
 	return 0;
 }
@@ -182,17 +187,53 @@ static int parse(struct bd_cli *c, int argc, char **argv)
 }
 
 /* Open the output files before the run so a bad path fails early; none is visible until commit. */
-static int open_outputs(const struct bd_cli *c, struct ls_afile *sf, struct ls_prom *pf,
-			struct ls_err *err)
+static int open_outputs(const struct bd_cli *c, struct ls_afile *sf, struct ls_afile *rf,
+			struct ls_prom *pf, struct ls_err *err)
 {
 	if (c->samples && ls_afile_open(sf, c->samples, err))
 		return ls_err_wrap(err, "--samples");
+	if (c->report && ls_afile_open(rf, c->report, err)) {
+		if (c->samples)
+			ls_afile_abort(sf);
+		return ls_err_wrap(err, "--report");
+	}
 	if (c->prom && ls_prom_open(pf, c->prom, false, err)) {
 		if (c->samples)
 			ls_afile_abort(sf);
+		if (c->report)
+			ls_afile_abort(rf);
 		return ls_err_wrap(err, "--prom");
 	}
 	return 0;
+}
+
+/* --report: the run's JSON document, built in memory, drawn as latsplit report draws a file. */
+static int write_report(struct ls_afile *rf, const struct ls_bd_an *a,
+			const struct ls_probe_result *r, const struct bd_cli *c,
+			const struct ls_bd_host *local, const struct ls_bd_host *peer,
+			const struct ls_bd_base *base, struct ls_err *err)
+{
+	struct ls_report rep = { 0 };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem;
+	int ret = -1;
+
+	mem = open_memstream(&text, &len);
+	if (!mem)
+		return ls_errnof(err, errno, "--report: open_memstream");
+	bd_print_json(mem, a, r, c, local, peer, base);
+	if (fclose(mem)) {
+		free(text);
+		return ls_errnof(err, errno, "--report: build the JSON document");
+	}
+	if (ls_report_add_text(&rep, "this run", text, len, err) ||
+	    ls_report_write_fp(&rep, rf->fp, c->report, err))
+		goto out;
+	ret = ls_afile_commit(rf, err);
+out:
+	ls_report_free(&rep);
+	return ret;
 }
 
 /* The analysis' settings from the options. */
@@ -246,7 +287,7 @@ static int run_responder(struct bd_cli *c, struct bd_ctx *x)
  * --prom writes. Returns an exit status.
  */
 static int run_pair(struct bd_cli *c, struct bd_ctx *x, const struct ls_bd_base *base,
-		    struct ls_afile *sf, struct bd_prom_pair *pp)
+		    struct ls_afile *sf, struct ls_afile *rf, struct bd_prom_pair *pp)
 {
 	struct ls_probe_result r;
 	struct ls_err err = { 0 };
@@ -312,6 +353,15 @@ static int run_pair(struct bd_cli *c, struct bd_ctx *x, const struct ls_bd_base 
 		}
 		sf = NULL;
 	}
+	if (rf) {
+		if (write_report(rf, &a, &r, c, &x->local, &x->peer, base, &err)) {
+			ls_warn("breakdown: %s", err.msg);
+			rc = LS_EXIT_USAGE;
+		} else {
+			fprintf(stderr, "latsplit: breakdown: wrote the report %s\n", c->report);
+		}
+		rf = NULL;
+	}
 	if (pp && bd_prom_keep(pp, &a, &x->local, &x->peer, &err)) {
 		ls_warn("breakdown: %s", err.msg);
 		rc = LS_EXIT_USAGE;
@@ -319,6 +369,8 @@ static int run_pair(struct bd_cli *c, struct bd_ctx *x, const struct ls_bd_base 
 out:
 	if (sf)
 		ls_afile_abort(sf);
+	if (rf)
+		ls_afile_abort(rf);
 	ls_bd_an_free(&a);
 	ls_probe_result_free(&r);
 	return rc;
@@ -330,6 +382,7 @@ struct bd_fleet {
 	struct bd_ctx *x;
 	const struct ls_bd_base *base;
 	struct ls_afile *sf;		/* --samples (one pair only), or NULL */
+	struct ls_afile *rf;		/* --report (one pair only), or NULL */
 };
 
 /* The fleet runner's call for one pair: a clean context, its --prom label, the run. */
@@ -342,7 +395,7 @@ static int fleet_pair(void *arg, const char *label, void *pair)
 		bd_ctx_reset(f->x);
 	if (pp)
 		snprintf(pp->head.peer, sizeof(pp->head.peer), "%s", label);
-	return run_pair(f->c, f->x, f->base, f->sf, pp);
+	return run_pair(f->c, f->x, f->base, f->sf, f->rf, pp);
 }
 
 /* The fleet runner's --prom writer over every pair's record. */
@@ -360,7 +413,7 @@ static void prom_pair_free(void *pair)
 /* The prober: one pair (PEER) or every host of --peers in turn, then the files. */
 static int run_prober(struct bd_cli *c, struct bd_ctx *x)
 {
-	struct ls_afile sf = { 0 };
+	struct ls_afile sf = { 0 }, rf = { 0 };
 	struct ls_fleet_cmd fc;
 	struct ls_err err = { 0 };
 	struct ls_bd_base base;
@@ -374,11 +427,11 @@ static int run_prober(struct bd_cli *c, struct bd_ctx *x)
 		ls_warn("breakdown: %s", err.msg);
 		return LS_EXIT_USAGE;
 	}
-	if (open_outputs(c, &sf, &pf, &err)) {
+	if (open_outputs(c, &sf, &rf, &pf, &err)) {
 		ls_warn("breakdown: %s", err.msg);
 		return LS_EXIT_USAGE;
 	}
-	f = (struct bd_fleet){ c, x, &base, c->samples ? &sf : NULL };
+	f = (struct bd_fleet){ c, x, &base, c->samples ? &sf : NULL, c->report ? &rf : NULL };
 	/*
 	 * A failed pair printed no split: its failed line stands for it. One
 	 * pair that failed writes no --prom file (nothing was measured); a
@@ -392,6 +445,7 @@ static int run_prober(struct bd_cli *c, struct bd_ctx *x)
 		.free_pair = prom_pair_free };
 	rc = ls_fleet_run(&fc);
 	ls_afile_abort(&sf);	/* still open only when the --prom records failed */
+	ls_afile_abort(&rf);
 	return rc;
 }
 

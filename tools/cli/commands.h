@@ -20,5 +20,6 @@ int cmd_record(int argc, char **argv);
 int cmd_irq(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 #endif /* LS_COMMANDS_H */

@@ -21,6 +21,7 @@ static const struct ls_command commands[] = {
 	{ "irq",	cmd_irq,	"per-CPU NIC IRQ/softirq latency, affinity map, warnings" },
 	{ "record",	cmd_record,	"per-CPU IRQ/softirq/NAPI/wakeup stage histograms for a window" },
 	{ "compare",	cmd_compare,	"A/B comparison of two JSON results with significance; exit 1 on regression" },
+	{ "report",	cmd_report,	"one self-contained HTML report (inline SVG plots) of JSON results" },
 	{ "model",	cmd_model,	"training impact (AllReduce T_sync, utilization) of a latency" },
 	{ "version",	cmd_version,	"print version and ABI/schema versions" },
 };

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tools/core/svg.c, the report's plot geometry: scales against hand-computed
+ * pixels, nice steps and ticks (1/2/5 x 10^k) and log ticks on known ranges,
+ * time units, and path data (rounding, dropped repeats, breaks).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "svg.h"
+
+#undef ARRAY_SIZE	/* kselftest.h defines the same macro */
+#include "kselftest_harness.h"
+
+/* Linear: 0..100 onto 10..210 px; reversed (SVG y grows downwards) too. */
+TEST(scale_linear)
+{
+	struct ls_scale s;
+	struct ls_err err = { 0 };
+
+	ASSERT_EQ(0, ls_scale_init(&s, 0, 100, 10, 210, false, &err));
+	EXPECT_EQ(10.0, ls_scale_map(&s, 0));
+	EXPECT_EQ(110.0, ls_scale_map(&s, 50));
+	EXPECT_EQ(210.0, ls_scale_map(&s, 100));
+	EXPECT_LT(fabs(ls_scale_map(&s, 110) - 230), 1e-9);	/* not clamped */
+	ASSERT_EQ(0, ls_scale_init(&s, 0, 1, 300, 20, false, &err));
+	EXPECT_EQ(300.0, ls_scale_map(&s, 0));
+	EXPECT_EQ(90.0, ls_scale_map(&s, 0.75));
+}
+
+/* Log: each decade of 1e3..1e6 takes a third of 0..300 px. */
+TEST(scale_log)
+{
+	struct ls_scale s;
+	struct ls_err err = { 0 };
+
+	ASSERT_EQ(0, ls_scale_init(&s, 1e3, 1e6, 0, 300, true, &err));
+	EXPECT_LT(fabs(ls_scale_map(&s, 1e3) - 0), 1e-9);
+	EXPECT_LT(fabs(ls_scale_map(&s, 1e4) - 100), 1e-9);
+	EXPECT_LT(fabs(ls_scale_map(&s, 1e5) - 200), 1e-9);
+	EXPECT_LT(fabs(ls_scale_map(&s, 3162.2776601683795) - 50), 1e-6);	/* 10^3.5 */
+	EXPECT_EQ(0.0, ls_scale_map(&s, 0));	/* v <= 0: the axis' start */
+}
+
+/* Bad domains are refused with a message. */
+TEST(scale_bad_domain)
+{
+	struct ls_scale s;
+	struct ls_err err = { 0 };
+
+	EXPECT_EQ(-1, ls_scale_init(&s, 0, 10, 0, 100, true, &err));
+	EXPECT_NE(NULL, strstr(err.msg, "must be > 0"));
+	EXPECT_EQ(-1, ls_scale_init(&s, 5, 5, 0, 100, false, &err));
+	EXPECT_EQ(-1, ls_scale_init(&s, 0, NAN, 0, 100, false, &err));
+	EXPECT_EQ(-1, ls_scale_init(&s, 0, INFINITY, 0, 100, false, &err));
+}
+
+/* Nice steps: span / target rounded to 1, 2 or 5 x 10^k. */
+TEST(nice_step)
+{
+	static const struct { double span; unsigned int target; double step; } t[] = {
+		{ 100, 5, 20 }, { 100, 10, 10 }, { 1, 5, 0.2 }, { 7, 5, 1 }, { 8, 5, 2 },
+		{ 3e6, 6, 5e5 }, { 0.03, 3, 0.01 }, { 8.9, 1, 10 }, { 2.4e-6, 4, 5e-7 },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		EXPECT_LT(fabs(ls_nice_step(t[i].span, t[i].target) - t[i].step),
+			  t[i].step * 1e-12) {
+			TH_LOG("span %g target %u", t[i].span, t[i].target);
+		}
+	}
+}
+
+/* Ranges widen to step multiples; ticks fall on them, ends included. */
+TEST(ticks_linear)
+{
+	double lo = 3, hi = 97, t[32];
+	size_t n;
+
+	ls_nice_range(&lo, &hi, 5);
+	EXPECT_EQ(0.0, lo);
+	EXPECT_EQ(100.0, hi);
+	n = ls_ticks_lin(lo, hi, 5, t, 32);
+	ASSERT_EQ(6, n);
+	for (size_t i = 0; i < n; i++)
+		EXPECT_LT(fabs(t[i] - 20.0 * i), 1e-9);
+	/* rounding: 0.1 .. 0.3 by 0.05 must end at 0.3, not miss it */
+	n = ls_ticks_lin(0.1, 0.3, 4, t, 32);
+	ASSERT_EQ(5, n);
+	EXPECT_LT(fabs(t[4] - 0.3), 1e-12);
+	/* a range around zero has an exact 0 tick */
+	n = ls_ticks_lin(-1, 1, 4, t, 32);
+	ASSERT_EQ(5, n);
+	EXPECT_EQ(0.0, t[2]);
+	/* an empty range gets a width; max caps the count */
+	lo = hi = 5;
+	ls_nice_range(&lo, &hi, 5);
+	EXPECT_LT(lo, 5.0);
+	EXPECT_GT(hi, 5.0);
+	EXPECT_EQ(3, ls_ticks_lin(0, 100, 10, t, 3));
+	EXPECT_EQ(0, ls_ticks_lin(1, 1, 10, t, 3));
+}
+
+/* Log ticks: decades, plus 2 and 5 x 10^k over fewer than three decades. */
+TEST(ticks_log)
+{
+	double t[64], lo = 1500, hi = 2.3e6;
+	size_t n;
+
+	ls_log_range(&lo, &hi);
+	EXPECT_EQ(1e3, lo);
+	EXPECT_EQ(1e7, hi);
+	n = ls_ticks_log(1e3, 1e7, t, 64);
+	ASSERT_EQ(5, n);
+	for (size_t i = 0; i < n; i++)
+		EXPECT_LT(fabs(t[i] / pow(10, 3 + i) - 1), 1e-9);
+	n = ls_ticks_log(1e3, 1e5, t, 64);	/* two decades: 1, 2, 5 each */
+	ASSERT_EQ(7, n);
+	EXPECT_LT(fabs(t[1] - 2e3), 1e-6);
+	EXPECT_LT(fabs(t[2] - 5e3), 1e-6);
+	EXPECT_LT(fabs(t[6] - 1e5), 1e-6);
+	n = ls_ticks_log(300, 4000, t, 64);	/* partial decades: 500, 1000, 2000 */
+	ASSERT_EQ(3, n);
+	EXPECT_LT(fabs(t[0] - 500), 1e-9);
+	EXPECT_LT(fabs(t[2] - 2000), 1e-9);
+	lo = hi = 4000;				/* one value: its decade */
+	ls_log_range(&lo, &hi);
+	EXPECT_EQ(1e3, lo);
+	EXPECT_EQ(1e4, hi);
+	EXPECT_EQ(0, ls_ticks_log(0, 10, t, 64));
+}
+
+/* Units and labels: the largest unit that keeps the maximum >= 1. */
+TEST(units_labels)
+{
+	char b[32];
+
+	EXPECT_STREQ("ns", ls_time_unit(999).name);
+	EXPECT_STREQ("µs", ls_time_unit(1000).name);
+	EXPECT_STREQ("µs", ls_time_unit(250e3).name);
+	EXPECT_STREQ("ms", ls_time_unit(2e6).name);
+	EXPECT_STREQ("s", ls_time_unit(3e9).name);
+	EXPECT_STREQ("ns", ls_time_unit(0).name);
+	ls_tick_label(2500, ls_time_unit(1e5), b, sizeof(b));
+	EXPECT_STREQ("2.5", b);
+	ls_tick_label(2e5, ls_time_unit(1e6), b, sizeof(b));
+	EXPECT_STREQ("0.2", b);
+	ls_tick_label(-1e-10, ls_time_unit(1e6), b, sizeof(b));
+	EXPECT_STREQ("0", b);
+}
+
+/* Path data: 0.1 px grid, repeated pixels dropped (the last point kept), breaks. */
+TEST(path)
+{
+	struct ls_scale x, y;
+	struct ls_err err = { 0 };
+	struct ls_sb b = { 0 };
+	double xs[] = { 0, 1, 1.00001, 2, NAN, 3, 4 };
+	double ys[] = { 0, 10, 10, 20, 5, 30, 30 };
+
+	ASSERT_EQ(0, ls_scale_init(&x, 0, 4, 0, 400, false, &err));
+	ASSERT_EQ(0, ls_scale_init(&y, 0, 40, 200, 0, false, &err));
+	ls_svg_path(&b, &x, &y, xs, ys, 7);
+	ASSERT_FALSE(b.failed);
+	EXPECT_STREQ("M0.0 200.0 L100.0 150.0 L200.0 100.0 M300.0 50.0 L400.0 50.0", b.s);
+	ls_sb_free(&b);
+	ASSERT_EQ(0, ls_scale_init(&x, 1, 100, 0, 200, true, &err));
+	xs[0] = 0;	/* not on a log axis */
+	xs[1] = 10;
+	ls_svg_path(&b, &x, &y, xs, ys, 2);
+	EXPECT_STREQ("M100.0 150.0", b.s);
+	ls_sb_free(&b);
+	/* a fraction below one pixel keeps its sign */
+	ASSERT_EQ(0, ls_scale_init(&x, 0, 1, 0, 1, false, &err));
+	xs[0] = -0.25;
+	ys[0] = 0;
+	ls_svg_path(&b, &x, &y, xs, ys, 1);
+	EXPECT_STREQ("M-0.3 200.0", b.s);	/* lround(-2.5) = -3 */
+	ls_sb_free(&b);
+}
+
+/* Escaping for text and attributes. */
+TEST(escape)
+{
+	struct ls_sb b = { 0 };
+
+	ls_sb_esc(&b, "a<b & \"c\" 'd'>");
+	EXPECT_STREQ("a&lt;b &amp; &quot;c&quot; &#39;d&#39;&gt;", b.s);
+	ls_sb_printf(&b, "%d", 42);
+	EXPECT_EQ(strlen(b.s), b.len);
+	ls_sb_free(&b);
+	EXPECT_EQ(NULL, b.s);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,667 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The report's page: a style sheet for light, dark and print, one section
+ * per result (or one A/B section when every result is of the same kind),
+ * each with its plots (report_plots.c) and its facts beside them.
+ */
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "report.h"
+#include "stats.h"
+
+
+static const char css[] =
+	":root{color-scheme:light dark;--bg:#fff;--fg:#1b1f24;--muted:#57606a;--grid:#d8dee4;"
+	"--c0:#1f2328;--c1:#0969da;--c2:#bc4c00;--c3:#1a7f37;--c4:#8250df;--c5:#cf222e;"
+	"--c6:#0a7d8c;--c7:#9a6700;--heat:#bc4c00;--accent:#cf222e}\n"
+	"@media (prefers-color-scheme: dark){:root{--bg:#0d1117;--fg:#e6edf3;--muted:#9198a1;"
+	"--grid:#30363d;--c0:#e6edf3;--c1:#58a6ff;--c2:#ffa657;--c3:#3fb950;--c4:#bc8cff;"
+	"--c5:#ff7b72;--c6:#39c5cf;--c7:#e3b341;--heat:#ffa657;--accent:#ff7b72}}\n"
+	"body{background:var(--bg);color:var(--fg);font:14px/1.45 system-ui,sans-serif;margin:1.5rem}\n"
+	"h1{font-size:1.5rem}h2{font-size:1.2rem;border-bottom:1px solid var(--grid)}"
+	"h3{font-size:1rem;margin:.8rem 0 .3rem}\n"
+	".row{display:grid;grid-template-columns:minmax(0,780px) minmax(16rem,1fr);gap:1.5rem;align-items:start}\n"
+	"@media (max-width:1100px){.row{grid-template-columns:1fr}}\n"
+	"figure.plot{margin:0 0 1.4rem}figcaption{color:var(--muted);font-size:.85rem;max-width:760px}\n"
+	"svg{max-width:100%;height:auto;font:11px system-ui,sans-serif}\n"
+	"svg text{fill:var(--fg)}svg .title{font-size:14px;font-weight:600;text-anchor:middle}\n"
+	"svg .label{font-size:12px}svg .tick{fill:var(--muted)}svg .nodata{text-anchor:middle;fill:var(--muted)}\n"
+	".grid{stroke:var(--grid);stroke-width:1}.axis{stroke:var(--fg);stroke-width:1}\n"
+	".line{fill:none;stroke-width:1.8}.band{stroke:none;fill-opacity:.22}\n"
+	".mark{stroke:var(--bg);stroke-width:1}\n"
+	".d1{stroke-dasharray:7 4}.d2{stroke-dasharray:2 3}.d3{stroke-dasharray:10 3 2 3}\n"
+	".f1{fill-opacity:.55}.f2{fill-opacity:.35}.hollow{fill-opacity:.15}\n"
+	".cell{fill:var(--heat)}.cell.verdict{stroke:var(--accent);stroke-width:3}\n"
+	".cellv{font-size:10px;paint-order:stroke;stroke:var(--bg);stroke-width:3px}\n"
+	".s0{stroke:var(--c0);fill:var(--c0)}.s1{stroke:var(--c1);fill:var(--c1)}"
+	".s2{stroke:var(--c2);fill:var(--c2)}.s3{stroke:var(--c3);fill:var(--c3)}"
+	".s4{stroke:var(--c4);fill:var(--c4)}.s5{stroke:var(--c5);fill:var(--c5)}"
+	".s6{stroke:var(--c6);fill:var(--c6)}.s7{stroke:var(--c7);fill:var(--c7)}\n"
+	".line.s0,.line.s1,.line.s2,.line.s3,.line.s4,.line.s5,.line.s6,.line.s7{fill:none}\n"
+	".band.s0,.band.s1,.band.s2,.band.s3,.band.s4,.band.s5,.band.s6,.band.s7{stroke:none}\n"
+	".seg{stroke:none}\n"
+	"ul.legend{list-style:none;padding:0;margin:.2rem 0;display:flex;flex-wrap:wrap;gap:.3rem 1.2rem;font-size:.85rem}\n"
+	".sw{display:inline-block;width:2em;height:0;border-top:3px solid;margin-right:.4em;vertical-align:middle}\n"
+	".sw.s0{border-color:var(--c0)}.sw.s1{border-color:var(--c1)}.sw.s2{border-color:var(--c2)}"
+	".sw.s3{border-color:var(--c3)}.sw.s4{border-color:var(--c4)}.sw.s5{border-color:var(--c5)}"
+	".sw.s6{border-color:var(--c6)}.sw.s7{border-color:var(--c7)}"
+	".sw.d1{border-top-style:dashed}.sw.d2,.sw.d3{border-top-style:dotted}\n"
+	"table{border-collapse:collapse;font-size:.85rem;margin-bottom:.6rem}"
+	"td,th{border-bottom:1px solid var(--grid);padding:.15rem .5rem;text-align:left;vertical-align:top}\n"
+	"td.n{text-align:right;font-variant-numeric:tabular-nums}.verdict-text{font-weight:600}\n"
+	"@media print{:root{--bg:#fff;--fg:#000;--muted:#333;--grid:#bbb}"
+	"body{margin:0}.row{grid-template-columns:1fr}figure.plot,table{break-inside:avoid}}\n";
+
+static const char *const part_keys[3] = { "transmission", "queuing", "processing" };
+
+/* A time in ns with a unit for text ("-" when NAN). */
+void rh_fmt_time(double ns, char *buf, size_t len)
+{
+	struct ls_unit u = ls_time_unit(ns);
+	char v[32];
+
+	if (!isfinite(ns)) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	ls_tick_label(ns, u, v, sizeof(v));
+	snprintf(buf, len, "%.4g %s", atof(v), u.name);
+}
+
+/* One scalar as text: times for keys ending in _ns, else numbers in %.6g. */
+static void scalar_text(struct ls_sb *b, const char *key, const struct ls_jv *v)
+{
+	char buf[64];
+	size_t kl = strlen(key);
+
+	switch (v->type) {
+	case LS_JNULL: ls_sb_printf(b, "-"); break;
+	case LS_JBOOL: ls_sb_printf(b, "%s", v->b ? "yes" : "no"); break;
+	case LS_JSTR: ls_sb_esc(b, v->str.s); break;
+	case LS_JNUM:
+		if ((kl > 3 && !strcmp(key + kl - 3, "_ns")) || !strcmp(key, "ns")) {
+			rh_fmt_time(v->num, buf, sizeof(buf));
+			ls_sb_esc(b, buf);
+		} else {
+			ls_sb_printf(b, "%.6g", v->num);
+		}
+		break;
+	default: ls_sb_printf(b, "[%zu]", v->type == LS_JARR ? v->arr.n : v->obj.n);
+	}
+}
+
+/* Table rows key: value for obj's scalars, nested objects under dotted keys. */
+static void kv_rows(struct ls_sb *b, const char *prefix, const struct ls_jv *obj, int depth)
+{
+	for (size_t i = 0; obj && obj->type == LS_JOBJ && i < obj->obj.n; i++) {
+		const struct ls_jmember *m = &obj->obj.m[i];
+		char key[256];
+
+		snprintf(key, sizeof(key), "%s%s%s", prefix, *prefix ? "." : "", m->key);
+		if (m->val.type == LS_JOBJ) {
+			if (depth < 3)
+				kv_rows(b, key, &m->val, depth + 1);
+			continue;
+		}
+		if (m->val.type == LS_JARR)
+			continue;
+		ls_sb_printf(b, "<tr><th scope=\"row\">");
+		ls_sb_esc(b, key);
+		ls_sb_printf(b, "</th><td>");
+		scalar_text(b, m->key, &m->val);
+		ls_sb_printf(b, "</td></tr>\n");
+	}
+}
+
+/* A titled key/value table of an object (nothing when absent). */
+void rh_kv_table(struct ls_sb *b, const char *title, const struct ls_jv *obj)
+{
+	if (!obj || obj->type != LS_JOBJ)
+		return;
+	ls_sb_printf(b, "<h3>%s</h3>\n<table class=\"kv\"><tbody>\n", title);
+	kv_rows(b, "", obj, 0);
+	ls_sb_printf(b, "</tbody></table>\n");
+}
+
+/* A string member as escaped text, or "-". */
+void rh_jstr(struct ls_sb *b, const struct ls_jv *obj, const char *key)
+{
+	const struct ls_jv *v = ls_jv_get(obj, key);
+
+	if (v && v->type == LS_JSTR)
+		ls_sb_esc(b, v->str.s);
+	else if (v)
+		scalar_text(b, key, v);
+	else
+		ls_sb_printf(b, "-");
+}
+
+/* One table cell per key (up to NULL): the member as text, numbers right-aligned. */
+void rh_td_fields(struct ls_sb *b, const struct ls_jv *obj, const char *const *keys)
+{
+	for (size_t i = 0; keys[i]; i++) {
+		const struct ls_jv *v = ls_jv_get(obj, keys[i]);
+
+		ls_sb_printf(b, "<td%s>", v && v->type == LS_JNUM ? " class=\"n\"" : "");
+		rh_jstr(b, obj, keys[i]);
+		ls_sb_printf(b, "</td>");
+	}
+}
+
+/* Literal HTML and members of obj in turn: parts[0] text, parts[1] a key, ... up to NULL. */
+static void text_fields(struct ls_sb *b, const struct ls_jv *obj, const char *const *parts)
+{
+	for (size_t i = 0; parts[i]; i++) {
+		if (i % 2)
+			rh_jstr(b, obj, parts[i]);
+		else
+			ls_sb_printf(b, "%s", parts[i]);
+	}
+}
+
+/* The breakdown verdict in words. */
+static void bd_verdict(struct ls_sb *b, const struct ls_jv *root)
+{
+	const struct ls_jv *v = ls_jv_get(root, "verdict"), *f, *cpu;
+	bool withheld = false;
+
+	if (!v)
+		return;
+	ls_jv_bool(v, "withheld", &withheld);
+	ls_sb_printf(b, "<h3>Verdict</h3>\n<p class=\"verdict-text\">%s",
+		     withheld ? "(withheld: attribution unreliable) " : "");
+	text_fields(b, v, (const char *const[]){ "p50: ", "level_p50", "; p99: ", "level_p99",
+			".<br>Dominant at p50: ", "dominant_p50", "; in the tail: ", "dominant_tail",
+			".<br>Look next at: ", "next_layer", "</p>\n<p>", "next_why", "</p>\n", NULL });
+	cpu = ls_jv_get(v, "cpu");
+	if (cpu && cpu->type == LS_JOBJ)
+		text_fields(b, cpu, (const char *const[]){ "<p>CPU to look at: ", "host", " CPU ", "cpu",
+				", stage ", "stage", " (outlined in the heatmap)</p>\n", NULL });
+	f = ls_jv_get(v, "findings");
+	if (f && f->type == LS_JARR && f->arr.n) {
+		ls_sb_printf(b, "<ul>\n");
+		for (size_t i = 0; i < f->arr.n; i++) {
+			ls_sb_printf(b, "<li>");
+			rh_jstr(b, &f->arr.v[i], "layer");
+			ls_sb_printf(b, ": ");
+			rh_jstr(b, &f->arr.v[i], "text");
+			ls_sb_printf(b, "</li>\n");
+		}
+		ls_sb_printf(b, "</ul>\n");
+	}
+}
+
+/* The counters that moved during the run. */
+static void bd_counters(struct ls_sb *b, const struct ls_jv *root)
+{
+	const struct ls_jv *c = ls_jv_get(root, "counters");
+	size_t moved = 0, all = c && c->type == LS_JARR ? c->arr.n : 0;
+
+	ls_sb_printf(b, "<h3>Counters that moved</h3>\n<table>\n<thead><tr><th scope=\"col\">host</th><th scope=\"col\">counter</th>"
+		     "<th scope=\"col\">class</th><th scope=\"col\">delta</th></tr></thead><tbody>\n");
+	for (size_t i = 0; i < all; i++) {
+		const struct ls_jv *e = &c->arr.v[i];
+		bool m = false;
+		double d = 0;
+
+		if (!ls_jv_bool(e, "moved", &m) || !m)
+			continue;
+		moved++;
+		ls_jv_num(e, "delta", &d);
+		ls_sb_printf(b, "<tr>");
+		rh_td_fields(b, e, (const char *const[]){ "host", "name", "class", NULL });
+		ls_sb_printf(b, "<td class=\"n\">%.0f</td></tr>\n", d);
+	}
+	ls_sb_printf(b, "</tbody></table>\n<p>%zu of %zu counters moved.</p>\n", moved, all);
+}
+
+/* Member key's samples_ns (copied; *n = 0 when absent). */
+static int samples_of(const struct ls_jv *obj, double **out, size_t *n, struct ls_err *err)
+{
+	const struct ls_jv *a = ls_jv_get(obj, "samples_ns");
+
+	*out = NULL;
+	*n = 0;
+	if (!a || a->type != LS_JARR || !a->arr.n)
+		return 0;
+	*out = malloc(a->arr.n * sizeof(double));
+	if (!*out)
+		return ls_errf(err, "out of memory for %zu samples", a->arr.n);
+	for (size_t i = 0; i < a->arr.n; i++)
+		(*out)[i] = a->arr.v[i].type == LS_JNUM ? a->arr.v[i].num : NAN;
+	*n = a->arr.n;
+	return 0;
+}
+
+/* A sorted copy of v. */
+double *rh_sorted_copy(const double *v, size_t n)
+{
+	double *s = malloc(n * sizeof(double) + 1);
+
+	if (s && n) {
+		memcpy(s, v, n * sizeof(double));
+		ls_sort_doubles(s, n);
+	}
+	return s;
+}
+
+/* One breakdown's four series (total and the parts) in measurement order and sorted. */
+struct bd_vals {
+	double *v[4], *sorted[4];
+	size_t n[4];
+};
+
+/* Read total and parts of a breakdown document. */
+static int bd_load(const struct ls_rdoc *d, struct bd_vals *bv, struct ls_err *err)
+{
+	const struct ls_jv *root = &d->docs[0].root, *parts = ls_jv_get(root, "parts");
+
+	memset(bv, 0, sizeof(*bv));
+	if (samples_of(ls_jv_get(root, "total"), &bv->v[0], &bv->n[0], err))
+		return -1;
+	for (int p = 0; p < 3; p++) {
+		if (samples_of(ls_jv_get(parts, part_keys[p]), &bv->v[p + 1], &bv->n[p + 1], err))
+			return -1;
+		if (bv->n[p + 1] != bv->n[0])
+			return ls_errf(err, "%s: parts.%s has %zu samples, total %zu", d->name,
+				       part_keys[p], bv->n[p + 1], bv->n[0]);
+	}
+	if (!bv->n[0])
+		return ls_errf(err, "%s: a breakdown document without total.samples_ns", d->name);
+	for (int s = 0; s < 4; s++) {
+		bv->sorted[s] = rh_sorted_copy(bv->v[s], bv->n[s]);
+		if (!bv->sorted[s])
+			return ls_errf(err, "out of memory");
+	}
+	return 0;
+}
+
+/* Free what bd_load read. */
+static void bd_free(struct bd_vals *bv)
+{
+	for (int s = 0; s < 4; s++) {
+		free(bv->v[s]);
+		free(bv->sorted[s]);
+	}
+}
+
+/* qsort_r of sample indices by their total (arg), ties by index. */
+static int cmp_by_total(const void *a, const void *b, void *arg)
+{
+	const double *total = arg;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+
+	if (total[i] != total[j])
+		return total[i] < total[j] ? -1 : 1;
+	return (i > j) - (i < j);
+}
+
+/*
+ * The parts' means over the samples whose total ranks within 0.5 % of n
+ * around q's nearest rank, the window narrowed to stay centred near the top.
+ */
+static void bd_bar(const struct bd_vals *bv, const size_t *order, double q, struct rp_bar *bar)
+{
+	size_t n = bv->n[0], r = (size_t)ceil(q * (double)n), w = n / 200, a, e;
+
+	r = r ? r - 1 : 0;
+	if (w > n - 1 - r)
+		w = n - 1 - r;
+	a = r > w ? r - w : 0;
+	e = r + w;
+	memset(bar->part, 0, sizeof(bar->part));
+	bar->total = 0;
+	for (size_t k = a; k <= e; k++) {
+		for (int p = 0; p < 3; p++)
+			bar->part[p] += bv->v[p + 1][order[k]];
+		bar->total += bv->v[0][order[k]];
+	}
+	for (int p = 0; p < 3; p++)
+		bar->part[p] /= (double)(e - a + 1);
+	bar->total /= (double)(e - a + 1);
+}
+
+/* The heatmap cells of a breakdown's stages, the verdict's one marked. */
+static int bd_cells(const struct ls_jv *root, struct rp_cell **out, size_t *n, struct ls_err *err)
+{
+	const struct ls_jv *st = ls_jv_get(root, "stages"), *vc = ls_jv_get(ls_jv_get(root, "verdict"), "cpu");
+	char vh[32] = "", vs[32] = "";
+	uint64_t vcpu = UINT64_MAX;
+
+	*n = 0;
+	*out = calloc(st && st->type == LS_JARR ? st->arr.n + 1 : 1, sizeof(**out));
+	if (!*out)
+		return ls_errf(err, "out of memory");
+	if (vc && vc->type == LS_JOBJ) {
+		ls_jv_str(vc, "host", vh, sizeof(vh));
+		ls_jv_str(vc, "stage", vs, sizeof(vs));
+		ls_jv_u64(vc, "cpu", &vcpu);
+	}
+	for (size_t i = 0; st && st->type == LS_JARR && i < st->arr.n; i++) {
+		struct rp_cell *c = &(*out)[*n];
+		uint64_t cpu = 0;
+
+		if (!ls_jv_str(&st->arr.v[i], "host", c->host, sizeof(c->host)) ||
+		    !ls_jv_str(&st->arr.v[i], "stage", c->stage, sizeof(c->stage)) ||
+		    !ls_jv_u64(&st->arr.v[i], "cpu", &cpu) || cpu > LONG_MAX ||
+		    !ls_jv_num(&st->arr.v[i], "mean_ns", &c->value_ns))
+			continue;
+		c->cpu = (long)cpu;	/* an integer >= 0, checked above */
+		c->verdict = !strcmp(c->host, vh) && !strcmp(c->stage, vs) && cpu == vcpu;
+		(*n)++;
+	}
+	return 0;
+}
+
+/* A letter for the k-th document of an A/B view. */
+char rh_doc_letter(size_t k)
+{
+	return (char)('A' + (k % 26));
+}
+
+/* End the plots' column and open the facts beside them, named after the results. */
+void rh_aside_open(struct ls_sb *b, const struct ls_rdoc *d, size_t n)
+{
+	ls_sb_printf(b, "</div>\n<aside class=\"facts\" aria-label=\"facts of %s", d[0].kind);
+	for (size_t k = 0; k < n; k++) {
+		ls_sb_printf(b, " ");
+		ls_sb_esc(b, d[k].name);
+	}
+	ls_sb_printf(b, "\">\n");
+}
+
+/* compare's rows of b against a, as latsplit compare's defaults judge them (alpha 0.01). */
+int rh_cmp_rows(const struct ls_rdoc *a, const struct ls_rdoc *b, struct ls_cmp_row **rows,
+		size_t *n, struct ls_err *err)
+{
+	static const struct ls_cmp_params prm = { .alpha = 0.01, .max_regress = NAN };
+
+	if (ls_cmp_build(&prm, &a->set, &b->set, rows, n, err))
+		return ls_err_wrap(err, "%s vs %s", a->name, b->name);
+	return 0;
+}
+
+/* The A/B significance tables: every document against the first (compare's statistics). */
+int rh_ab_tables(struct ls_sb *b, const struct ls_rdoc *d, size_t n, struct ls_err *err)
+{
+	for (size_t k = 1; k < n; k++) {
+		struct ls_cmp_row *rows = NULL;
+		size_t nr = 0;
+		char t[8][32];
+
+		if (rh_cmp_rows(&d[0], &d[k], &rows, &nr, err))
+			return -1;
+		ls_sb_printf(b, "<h3>Significance: %c vs A</h3>\n<table data-ab=\"%zu\">\n<thead><tr><th scope=\"col\">distribution</th>"
+			     "<th scope=\"col\">p50 A</th><th scope=\"col\">p50 %c</th><th scope=\"col\">change</th><th scope=\"col\">p adj</th><th scope=\"col\">p99 A</th>"
+			     "<th scope=\"col\">p99 %c</th><th scope=\"col\">change</th><th scope=\"col\">p adj</th><th scope=\"col\">verdict</th></tr></thead><tbody>\n",
+			     rh_doc_letter(k), k, rh_doc_letter(k), rh_doc_letter(k));
+		for (size_t i = 0; i < nr; i++) {
+			const struct ls_cmp_row *r = &rows[i];
+
+			rh_fmt_time(r->p50a, t[0], 32);
+			rh_fmt_time(r->p50b, t[1], 32);
+			rh_fmt_time(r->p99a, t[2], 32);
+			rh_fmt_time(r->p99b, t[3], 32);
+			snprintf(t[4], 32, "%+.1f %%", ls_cmp_change_pct(r->p50a, r->p50b));
+			snprintf(t[5], 32, "%+.1f %%", ls_cmp_change_pct(r->p99a, r->p99b));
+			snprintf(t[6], 32, r->tested ? "%.2g" : "-", r->p_mwu_adj);
+			snprintf(t[7], 32, r->tested ? "%.2g" : "-", r->p_q_adj);
+			ls_sb_printf(b, "<tr data-series=\"");
+			ls_sb_esc(b, r->name);
+			ls_sb_printf(b, "\"><td>");
+			ls_sb_esc(b, r->name);
+			ls_sb_printf(b, "</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
+				     "<td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
+				     "<td class=\"n\">%s</td><td class=\"n\">%s</td><td>%s</td></tr>\n",
+				     t[0], t[1], t[4], t[6], t[2], t[3], t[5], t[7], ls_cmp_verdict(r));
+		}
+		ls_sb_printf(b, "</tbody></table>\n<p>p50: Mann-Whitney U; p99: Fisher's exact test on the counts above "
+			     "the pooled p99; lag-1 serial correlation widens both; Holm-adjusted, "
+			     "family-wise alpha 0.01 (as latsplit compare).</p>\n");
+		free(rows);
+	}
+	return 0;
+}
+
+const char rh_cap_cdf[] =
+	"How to read: each line is one distribution's cumulative share of samples (y) at or below a "
+	"latency (x, log scale); further right is slower, and the stretch just below 1 is the tail. "
+	"Markers: circle p50, square p99, diamond p99.9 (exact values; hover for them). Lines are "
+	"drawn through at most 513 quantile points each; values of 0 cannot sit on a log axis and "
+	"are not drawn.";
+const char rh_cap_ab[] =
+	" A/B: document A solid, B dashed, C dotted; the tables beside give compare's significance "
+	"for every distribution.";
+static const char cap_stack[] =
+	"How to read: one bar per percentile of the total; its segments are the mean transmission, "
+	"queuing and processing of the samples whose total ranks within 0.5 % of the samples around "
+	"that percentile (narrower near the slowest sample, so the window stays centred; one sample "
+	"when there are fewer than 200). What grows from p50 to p99.9 is "
+	"what the tail is made of; the figure after a bar is those samples' mean total.";
+static const char cap_heat[] =
+	"How to read: kernel time per sample (mean over the samples' windows) for each CPU (rows) "
+	"and stage (columns) of each host; the stronger the colour, the more time (opacity on a log "
+	"scale from the smallest to the largest cell). The cell outlined in red is the CPU and stage the "
+	"verdict points at.";
+const char rh_cap_time[] =
+	"How to read: every sample in measurement order (x: sample number, y: one-way latency). "
+	"With more samples than pixel columns, each column shows its samples as a shaded band from "
+	"min to max with a line through their median, so drift, bursts and periodic noise stay "
+	"visible; with fewer, every sample is drawn.";
+
+/* The parts' legend with the documents' dashes. */
+static int bd_legend(struct ls_sb *b, const struct ls_rdoc *d, size_t ndocs, struct ls_err *err)
+{
+	static const char *const names[4] = { "total", "transmission", "queuing", "processing" };
+	static const char *const keys[4] = { "total", "parts.transmission", "parts.queuing",
+					     "parts.processing" };
+	const char *labels[4 * 4];
+	unsigned int color[4 * 4], dash[4 * 4];
+	char ab[4][4][96];
+	size_t n = 0;
+
+	for (size_t k = 0; k < ndocs && k < 4; k++) {
+		struct ls_cmp_row *rows = NULL;
+		size_t nr = 0;
+
+		/* B, C, ...: compare's verdict against A beside each distribution */
+		if (k && rh_cmp_rows(&d[0], &d[k], &rows, &nr, err))
+			return -1;
+		for (unsigned int s = 0; s < 4; s++) {
+			const char *v = NULL;
+
+			for (size_t i = 0; i < nr && !v; i++)
+				v = strcmp(rows[i].name, keys[s]) ? NULL : ls_cmp_verdict(&rows[i]);
+			snprintf(ab[k][s], sizeof(ab[k][s]), "%s%s%s%s%s%s",
+				 ndocs > 1 ? (char[]){ rh_doc_letter(k), 0 } : "", ndocs > 1 ? ": " : "",
+				 names[s], v ? " (vs A: " : "", v ? v : "", v ? ")" : "");
+			labels[n] = ab[k][s];
+			color[n] = s;
+			dash[n++] = (unsigned int)k;
+		}
+		free(rows);
+	}
+	rp_legend(b, labels, color, dash, n);
+	return 0;
+}
+
+/* A breakdown section: CDF, stacked parts, heatmap and time plots, and its facts. */
+static int sec_breakdown(struct ls_sb *b, const struct ls_rdoc *d, size_t n, struct ls_err *err)
+{
+	static const char *const names[4] = { "total", "transmission", "queuing", "processing" };
+	static const double qs[4] = { 0.5, 0.9, 0.99, 0.999 };
+	struct bd_vals *bv = calloc(n, sizeof(*bv));
+	struct rp_series *lines = calloc(4 * n, sizeof(*lines));
+	struct rp_bar *bars = calloc(4 * n, sizeof(*bars));
+	char (*labs)[96] = calloc(4 * n, sizeof(*labs));
+	struct rp_cell *cells = NULL;
+	size_t *order = NULL, ncells;
+	char title[512], cap[1024];
+	int ret = -1;
+
+	if (!bv || !lines || !bars || !labs) {
+		ls_errf(err, "out of memory");
+		goto out;
+	}
+	for (size_t k = 0; k < n; k++) {
+		if (bd_load(&d[k], &bv[k], err))
+			goto out;
+		for (unsigned int s = 0; s < 4; s++) {
+			struct rp_series *l = &lines[4 * k + s];
+
+			snprintf(labs[4 * k + s], 96, "%s%s%s", n > 1 ? (char[]){ rh_doc_letter(k), 0 } : "",
+				 n > 1 ? ": " : "", names[s]);
+			*l = (struct rp_series){ labs[4 * k + s], bv[k].sorted[s], bv[k].n[s], s, (unsigned int)(k % 4) };
+		}
+		order = malloc(bv[k].n[0] * sizeof(*order));
+		if (!order) {
+			ls_errf(err, "out of memory");
+			goto out;
+		}
+		for (size_t i = 0; i < bv[k].n[0]; i++)
+			order[i] = i;
+		qsort_r(order, bv[k].n[0], sizeof(*order), cmp_by_total, bv[k].v[0]);
+		for (size_t q = 0; q < 4; q++) {
+			struct rp_bar *bar = &bars[q * n + k];
+
+			bd_bar(&bv[k], order, qs[q], bar);
+			snprintf(bar->label, sizeof(bar->label), "p%g%s%s", qs[q] * 100, n > 1 ? " " : "",
+				 n > 1 ? (char[]){ rh_doc_letter(k), 0 } : "");
+			bar->doc = (unsigned int)(k % 3);
+		}
+		free(order);
+		order = NULL;
+	}
+	ls_sb_printf(b, "<div class=\"row\"><div class=\"plots\">\n");
+	snprintf(cap, sizeof(cap), "%s%s", rh_cap_cdf, n > 1 ? rh_cap_ab : "");
+	rp_cdf(b, n > 1 ? "One-way latency CDF, A/B: total and parts" :
+	       "One-way latency CDF: total and parts", lines, 4 * n, cap);
+	if (bd_legend(b, d, n, err))
+		goto out;
+	rp_stacked(b, "What each percentile is made of (mean parts near p50, p90, p99, p99.9)",
+		   part_keys, bars, 4 * n, cap_stack);
+	{
+		unsigned int lc[3] = { 1, 2, 3 };
+
+		rp_legend(b, (const char *const *)part_keys, lc, NULL, 3);
+	}
+	for (size_t k = 0; k < n; k++) {
+		if (bd_cells(&d[k].docs[0].root, &cells, &ncells, err))
+			goto out;
+		snprintf(title, sizeof(title), "Kernel time per sample by CPU and stage%s%s",
+			 n > 1 ? ", " : "", n > 1 ? (char[]){ rh_doc_letter(k), 0 } : "");
+		rp_heatmap(b, title, "kernel time per sample", cells, ncells, cap_heat);
+		free(cells);
+		cells = NULL;
+	}
+	for (size_t k = 0; k < n; k++) {
+		struct rp_series s[4];
+
+		for (unsigned int i = 0; i < 4; i++)
+			s[i] = (struct rp_series){ names[i], bv[k].v[i], bv[k].n[i], i, 0 };
+		snprintf(title, sizeof(title), "Samples over time: total and parts%s%s",
+			 n > 1 ? ", " : "", n > 1 ? (char[]){ rh_doc_letter(k), 0 } : "");
+		rp_time(b, title, s, 4, rh_cap_time);
+		if (bd_legend(b, d, 1, err))
+			goto out;
+	}
+	rh_aside_open(b, d, n);
+	if (n > 1 && rh_ab_tables(b, d, n, err))
+		goto out;
+	for (size_t k = 0; k < n; k++) {
+		const struct ls_jv *root = &d[k].docs[0].root;
+
+		if (n > 1) {
+			ls_sb_printf(b, "<h3>%c: ", rh_doc_letter(k));
+			ls_sb_esc(b, d[k].name);
+			ls_sb_printf(b, "</h3>\n");
+		}
+		bd_verdict(b, root);
+		rh_kv_table(b, "Tail (slowest share: excess over p50)", ls_jv_get(root, "tail"));
+		rh_kv_table(b, "Floor (processing base)", ls_jv_get(root, "floor"));
+		rh_kv_table(b, "Transmission model", ls_jv_get(root, "transmission_model"));
+		rh_kv_table(b, "Inputs", ls_jv_get(root, "inputs"));
+		bd_counters(b, root);
+	}
+	ls_sb_printf(b, "</aside></div>\n");
+	ret = 0;
+out:
+	for (size_t k = 0; bv && k < n; k++)
+		bd_free(&bv[k]);
+	free(bv);
+	free(lines);
+	free(bars);
+	free(labs);
+	free(cells);
+	free(order);
+	return ret;
+}
+
+/* One section of documents of one kind (n > 1: the A/B view). */
+static int section(struct ls_sb *b, const struct ls_rdoc *d, size_t n, struct ls_err *err)
+{
+	int ret;
+
+	ls_sb_printf(b, "<section class=\"doc\" data-kind=\"%s\" data-docs=\"%zu\">\n<h2>", d[0].kind, n);
+	ls_sb_esc(b, d[0].kind);
+	ls_sb_printf(b, "%s", n > 1 ? " A/B: " : ": ");
+	for (size_t k = 0; k < n; k++) {
+		if (n > 1)
+			ls_sb_printf(b, "%s%c = ", k ? ", " : "", rh_doc_letter(k));
+		ls_sb_esc(b, d[k].name);
+	}
+	ls_sb_printf(b, "</h2>\n");
+	if (!strcmp(d[0].kind, "breakdown"))
+		ret = sec_breakdown(b, d, n, err);
+	else if (!strcmp(d[0].kind, "compare"))
+		ret = rh_sec_compare(b, d, err);
+	else
+		ret = rh_sec_series(b, d, n, err);
+	ls_sb_printf(b, "</section>\n");
+	return ret;
+}
+
+/* The whole page. */
+int ls_report_render(const struct ls_report *r, struct ls_sb *out, struct ls_err *err)
+{
+	bool ab = r->ndocs > 1 && strcmp(r->docs[0].kind, "compare");
+
+	for (size_t k = 1; k < r->ndocs; k++)
+		ab &= !strcmp(r->docs[k].kind, r->docs[0].kind);
+	ls_sb_printf(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+		     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+		     "<meta name=\"color-scheme\" content=\"light dark\">\n<title>latsplit report</title>\n"
+		     "<style>\n%s</style>\n</head>\n<body>\n<header>\n<h1>latsplit report</h1>\n"
+		     "<p>Inputs:</p>\n<ul>\n", css);
+	for (size_t k = 0; k < r->ndocs; k++) {
+		ls_sb_printf(out, "<li>");
+		if (ab)
+			ls_sb_printf(out, "%c: ", rh_doc_letter(k));
+		ls_sb_esc(out, r->docs[k].name);
+		ls_sb_printf(out, " (%s", r->docs[k].kind);
+		if (r->docs[k].ndocs > 1)
+			ls_sb_printf(out, ", %zu documents pooled", r->docs[k].ndocs);
+		ls_sb_printf(out, ")</li>\n");
+	}
+	ls_sb_printf(out, "</ul>\n<p>Latencies are one-way (RTT/2 for ping-pong) unless the inputs "
+		     "say otherwise; every figure below is in the documents.</p>\n</header>\n<main>\n");
+	if (ab) {
+		if (section(out, r->docs, r->ndocs, err))
+			return -1;
+	} else {
+		for (size_t k = 0; k < r->ndocs; k++) {
+			if (section(out, &r->docs[k], 1, err))
+				return -1;
+		}
+	}
+	ls_sb_printf(out, "</main>\n</body>\n</html>\n");
+	if (out->failed)
+		return ls_errf(err, "out of memory while rendering the report");
+	return 0;
+}

@@ -1,0 +1,545 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The report's plots as inline SVG: a CDF on a log axis, stacked part bars,
+ * a CPU x stage heatmap, values over time and compare's changes. Colours
+ * and dashes are CSS classes (report_html.c's style sheet), so the plots
+ * follow the page's light or dark scheme and print in black on white.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "stats.h"
+
+#define PW	760	/* plot width */
+#define PH	340	/* plot height (CDF, time) */
+#define MR	30
+#define MT	36
+#define MB	52
+#define NTICKS	64
+
+/* Open a figure and its SVG (height h) with the title on top. */
+static void fig_open(struct ls_sb *b, const char *kind, const char *title, int h)
+{
+	ls_sb_printf(b, "<figure class=\"plot\" data-plot=\"%s\">\n<svg viewBox=\"0 0 %d %d\" "
+		     "width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"", kind, PW, h, PW, h);
+	ls_sb_esc(b, title);
+	ls_sb_printf(b, "\"><text class=\"title\" x=\"%d\" y=\"20\">", PW / 2);
+	ls_sb_esc(b, title);
+	ls_sb_printf(b, "</text>\n");
+}
+
+/* Close the SVG and add the caption saying how to read the plot. */
+static void fig_close(struct ls_sb *b, const char *caption)
+{
+	ls_sb_printf(b, "</svg>\n<figcaption>");
+	ls_sb_esc(b, caption);
+	ls_sb_printf(b, "</figcaption>\n</figure>\n");
+}
+
+/* A message in place of a plot that has no data. */
+static void no_data(struct ls_sb *b, const char *why, int h)
+{
+	ls_sb_printf(b, "<text class=\"nodata\" x=\"%d\" y=\"%d\">", PW / 2, h / 2);
+	ls_sb_esc(b, why);
+	ls_sb_printf(b, "</text>\n");
+}
+
+/* A tick's text: the value in unit u, or a plain number when u is NULL. */
+static void tick_text(double v, const struct ls_unit *u, char *buf, size_t len)
+{
+	if (u)
+		ls_tick_label(v, *u, buf, len);
+	else
+		snprintf(buf, len, "%g", v);
+}
+
+/*
+ * An axis with its grid lines, tick labels and label: horizontal at pixel
+ * "at" (the bottom) with grid lines up to "far", or vertical at pixel "at"
+ * (the left) with grid lines right to "far".
+ */
+static void axis(struct ls_sb *b, bool vertical, const struct ls_scale *sc, const double *t,
+		 size_t n, const struct ls_unit *u, const char *label, double at, double far)
+{
+	char buf[32];
+
+	for (size_t i = 0; i < n; i++) {
+		double p = ls_scale_map(sc, t[i]);
+
+		tick_text(t[i], u, buf, sizeof(buf));
+		ls_sb_printf(b, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
+			     "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%s</text>\n",
+			     vertical ? at : p, vertical ? far : p, vertical ? p : far, vertical ? p : at,
+			     vertical ? at - 5 : p, vertical ? p + 4 : at + 16,
+			     vertical ? "end" : "middle", buf);
+	}
+	ls_sb_printf(b, "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
+		     vertical ? at : sc->r0, vertical ? at : sc->r1, vertical ? sc->r0 : at,
+		     vertical ? sc->r1 : at);
+	if (vertical)
+		ls_sb_printf(b, "<text class=\"label\" transform=\"rotate(-90)\" x=\"%.1f\" y=\"14\" "
+			     "text-anchor=\"middle\">", -(sc->r0 + sc->r1) / 2);
+	else
+		ls_sb_printf(b, "<text class=\"label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
+			     (sc->r0 + sc->r1) / 2, at + 38);
+	ls_sb_esc(b, label);
+	ls_sb_printf(b, "</text>\n");
+}
+
+/* A value's text in unit u with four significant digits. */
+static void val_text(double v_ns, struct ls_unit u, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.4g", fabs(v_ns) < 1e-12 ? 0.0 : v_ns / u.ns);
+}
+
+/* Axis label "what (unit)". */
+static const char *unit_label(char *buf, size_t len, const char *what, struct ls_unit u,
+			      const char *more)
+{
+	snprintf(buf, len, "%s (%s%s)", what, u.name, more);
+	return buf;
+}
+
+/* A percentile marker: circle p50, square p99, diamond p99.9; data-value is exact. */
+static void cdf_marker(struct ls_sb *b, const struct rp_series *l, double q, double v,
+		       double px, double py, struct ls_unit u)
+{
+	char val[32];
+
+	val_text(v, u, val, sizeof(val));
+	if (q == 0.5)
+		ls_sb_printf(b, "<circle class=\"mark s%u\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\"", l->color,
+			     px, py);
+	else if (q == 0.99)
+		ls_sb_printf(b, "<rect class=\"mark s%u\" x=\"%.1f\" y=\"%.1f\" width=\"7\" height=\"7\"",
+			     l->color, px - 3.5, py - 3.5);
+	else
+		ls_sb_printf(b, "<path class=\"mark s%u\" d=\"M%.1f %.1f l4.5 4.5 l-4.5 4.5 l-4.5 -4.5 z\"",
+			     l->color, px, py - 4.5);
+	ls_sb_printf(b, " data-series=\"");
+	ls_sb_esc(b, l->label);
+	ls_sb_printf(b, "\" data-doc=\"%u\" data-q=\"%g\" data-value=\"%.17g\"><title>", l->doc, q,
+		     v);
+	ls_sb_esc(b, l->label);
+	ls_sb_printf(b, " p%g = %s %s</title></", q * 100, val, u.name);
+	ls_sb_printf(b, "%s>\n", q == 0.5 ? "circle" : q == 0.99 ? "rect" : "path");
+}
+
+/* Latency CDF on a log x axis, one line per series, p50/p99/p99.9 marked. */
+void rp_cdf(struct ls_sb *b, const char *title, const struct rp_series *l, size_t n,
+	    const char *caption)
+{
+	static const double qs[] = { 0.5, 0.99, 0.999 };
+	double lo = INFINITY, hi = 0, t[NTICKS], xs[514], ys[514];
+	struct ls_scale x, y;
+	struct ls_err err;
+	struct ls_unit u;
+	char lab[64];
+	size_t nt;
+
+	fig_open(b, "cdf", title, PH);
+	for (size_t i = 0; i < n; i++) {
+		for (size_t k = 0; k < l[i].n; k++) {
+			if (l[i].v[k] > 0) {
+				lo = fmin(lo, l[i].v[k]);
+				break;
+			}
+		}
+		if (l[i].n)
+			hi = fmax(hi, l[i].v[l[i].n - 1]);
+	}
+	if (!(hi > 0)) {
+		no_data(b, "no positive values to plot", PH);
+		fig_close(b, caption);
+		return;
+	}
+	ls_log_range(&lo, &hi);
+	u = ls_time_unit(sqrt(lo * hi));
+	if (ls_scale_init(&x, lo, hi, 72, PW - MR, true, &err) ||
+	    ls_scale_init(&y, 0, 1, PH - MB, MT, false, &err)) {
+		no_data(b, err.msg, PH);
+		fig_close(b, caption);
+		return;
+	}
+	nt = ls_ticks_log(lo, hi, t, NTICKS);
+	axis(b, false, &x, t, nt, &u, unit_label(lab, sizeof(lab), "latency", u, ", log scale"),
+	       PH - MB, MT);
+	nt = ls_ticks_lin(0, 1, 4, t, NTICKS);
+	axis(b, true, &y, t, nt, NULL, "fraction of samples ≤ x", 72, PW - MR);
+	for (size_t i = 0; i < n; i++) {
+		size_t m = l[i].n, k = m < 512 ? m : 512, np = 0;
+
+		if (!m)
+			continue;
+		/* at most 513 quantile points: the rank r's value and (r + 1) / m */
+		for (size_t j = 0; j <= k && k; j++) {
+			size_t r = (size_t)llround((double)j * (double)(m - 1) / (double)k);
+
+			xs[np] = l[i].v[r];
+			ys[np++] = (double)(r + 1) / (double)m;
+		}
+		ls_sb_printf(b, "<path class=\"line s%u d%u\" data-series=\"", l[i].color, l[i].doc);
+		ls_sb_esc(b, l[i].label);
+		ls_sb_printf(b, "\" d=\"");
+		ls_svg_path(b, &x, &y, xs, ys, np);
+		ls_sb_printf(b, "\"/>\n");
+		for (size_t q = 0; q < ARRAY_SIZE(qs); q++) {
+			double v = ls_quantile_sorted(l[i].v, m, qs[q]);
+
+			if (v > 0)
+				cdf_marker(b, &l[i], qs[q], v, ls_scale_map(&x, v),
+					   ls_scale_map(&y, qs[q]), u);
+		}
+	}
+	fig_close(b, caption);
+}
+
+/* Stacked horizontal bars of the three parts, one bar per percentile (and document). */
+void rp_stacked(struct ls_sb *b, const char *title, const char *const part_names[3],
+		const struct rp_bar *bars, size_t n, const char *caption)
+{
+	int bh = 20, gap = 8, h = MT + 10 + (int)n * (bh + gap) + MB;
+	double lo = 0, hi = 0, t[NTICKS], y0 = MT + 10;
+	struct ls_scale x;
+	struct ls_err err;
+	struct ls_unit u;
+	char lab[64], val[32];
+	size_t nt;
+
+	fig_open(b, "stack", title, h);
+	for (size_t i = 0; i < n; i++)
+		hi = fmax(hi, fmax(bars[i].total, bars[i].part[0] + bars[i].part[1] + bars[i].part[2]));
+	if (!(hi > 0)) {
+		no_data(b, "no samples", h);
+		fig_close(b, caption);
+		return;
+	}
+	ls_nice_range(&lo, &hi, 6);
+	u = ls_time_unit(hi);
+	if (ls_scale_init(&x, 0, hi, 96, PW - MR - 70, false, &err)) {
+		no_data(b, err.msg, h);
+		fig_close(b, caption);
+		return;
+	}
+	nt = ls_ticks_lin(0, hi, 6, t, NTICKS);
+	axis(b, false, &x, t, nt, &u, unit_label(lab, sizeof(lab), "mean one-way time of the samples at that percentile", u, ""),
+	       h - MB, MT);
+	for (size_t i = 0; i < n; i++) {
+		double yb = y0 + (double)i * (bh + gap), acc = 0;
+
+		ls_sb_printf(b, "<text class=\"tick\" x=\"90\" y=\"%.1f\" text-anchor=\"end\">", yb + bh - 5);
+		ls_sb_esc(b, bars[i].label);
+		ls_sb_printf(b, "</text>\n");
+		for (int p = 0; p < 3; p++) {
+			double x0 = ls_scale_map(&x, acc), x1 = ls_scale_map(&x, acc + bars[i].part[p]);
+
+			val_text(bars[i].part[p], u, val, sizeof(val));
+			ls_sb_printf(b, "<rect class=\"seg s%d f%u\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+				     "height=\"%d\" data-bar=\"", p + 1, bars[i].doc, x0, yb,
+				     fmax(0, x1 - x0), bh);
+			ls_sb_esc(b, bars[i].label);
+			ls_sb_printf(b, "\" data-part=\"%s\" data-value=\"%.17g\"><title>", part_names[p],
+				     bars[i].part[p]);
+			ls_sb_esc(b, bars[i].label);
+			ls_sb_printf(b, " %s: %s %s</title></rect>\n", part_names[p], val, u.name);
+			acc += bars[i].part[p];
+		}
+		val_text(bars[i].total, u, val, sizeof(val));
+		ls_sb_printf(b, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\">%s %s</text>\n",
+			     ls_scale_map(&x, acc) + 4, yb + bh - 5, val, u.name);
+	}
+	fig_close(b, caption);
+}
+
+/* Index of s in names[0..*n), added when new (at most max). */
+static size_t name_slot(char (*names)[32], size_t *n, size_t max, const char *s)
+{
+	for (size_t i = 0; i < *n; i++) {
+		if (!strcmp(names[i], s))
+			return i;
+	}
+	if (*n == max)
+		return max;
+	snprintf(names[*n], 32, "%s", s);
+	return (*n)++;
+}
+
+/* Ascending longs for qsort. */
+static int cmp_long(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* One host's panel: CPUs as rows, stages as columns; returns its height. */
+static int heat_panel(struct ls_sb *b, const char *host, const struct rp_cell *c, size_t n,
+		      char (*stages)[32], size_t nst, double vmin, double vmax, struct ls_unit u,
+		      int y0)
+{
+	long cpus[256];
+	size_t ncpu = 0;
+	double cw = (PW - 90 - MR) / (double)(nst ? nst : 1), ch = 22;
+	char val[32];
+
+	for (size_t i = 0; i < n; i++) {
+		bool seen = false;
+
+		if (strcmp(c[i].host, host))
+			continue;
+		for (size_t k = 0; k < ncpu; k++)
+			seen |= cpus[k] == c[i].cpu;
+		if (!seen && ncpu < ARRAY_SIZE(cpus))
+			cpus[ncpu++] = c[i].cpu;
+	}
+	qsort(cpus, ncpu, sizeof(*cpus), cmp_long);
+	ls_sb_printf(b, "<text class=\"label\" x=\"8\" y=\"%d\">host: ", y0 + 12);
+	ls_sb_esc(b, host);
+	ls_sb_printf(b, "</text>\n");
+	y0 += 18;
+	for (size_t k = 0; k < nst; k++)
+		ls_sb_printf(b, "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
+			     90 + cw * ((double)k + 0.5), y0 + 10, stages[k]);
+	y0 += 16;
+	for (size_t r = 0; r < ncpu; r++) {
+		ls_sb_printf(b, "<text class=\"tick\" x=\"84\" y=\"%.1f\" text-anchor=\"end\">CPU %ld</text>\n",
+			     y0 + ch * (double)r + 15, cpus[r]);
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t r = 0, k = 0;
+		double t;
+
+		if (strcmp(c[i].host, host))
+			continue;
+		while (r < ncpu && cpus[r] != c[i].cpu)
+			r++;
+		while (k < nst && strcmp(stages[k], c[i].stage))
+			k++;
+		if (r == ncpu || k == nst)
+			continue;
+		t = vmax > vmin && c[i].value_ns > 0 ?
+		    log(c[i].value_ns / vmin) / log(vmax / vmin) : 1;
+		val_text(c[i].value_ns, u, val, sizeof(val));
+		ls_sb_printf(b, "<rect class=\"cell%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+			     "fill-opacity=\"%.2f\" data-host=\"", c[i].verdict ? " verdict" : "",
+			     90 + cw * (double)k + 1, y0 + ch * (double)r + 1, cw - 2, ch - 2,
+			     0.1 + 0.9 * fmax(0, fmin(1, t)));
+		ls_sb_esc(b, host);
+		ls_sb_printf(b, "\" data-cpu=\"%ld\" data-stage=\"", c[i].cpu);
+		ls_sb_esc(b, c[i].stage);
+		ls_sb_printf(b, "\" data-value=\"%.17g\"><title>CPU %ld %s: %s %s per sample%s</title></rect>"
+			     "<text class=\"cellv\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
+			     c[i].value_ns, c[i].cpu, stages[k], val, u.name,
+			     c[i].verdict ? " (the verdict's CPU)" : "", 90 + cw * ((double)k + 0.5),
+			     y0 + ch * (double)r + 15, val);
+	}
+	return 34 + (int)(ch * (double)ncpu) + 10;
+}
+
+/* Per-host CPU x stage heatmap of a time (what); the verdict's cell outlined. */
+void rp_heatmap(struct ls_sb *b, const char *title, const char *what, const struct rp_cell *c,
+		size_t n, const char *caption)
+{
+	char stages[32][32], hosts[8][32];
+	size_t nst = 0, nh = 0, cells = 0;
+	double vmin = INFINITY, vmax = 0;
+	struct ls_sb body = { 0 };
+	struct ls_unit u;
+	char lab[160];
+	int y = MT;
+
+	for (size_t i = 0; i < n; i++) {
+		name_slot(stages, &nst, ARRAY_SIZE(stages), c[i].stage);
+		name_slot(hosts, &nh, ARRAY_SIZE(hosts), c[i].host);
+		if (c[i].value_ns > 0) {
+			vmin = fmin(vmin, c[i].value_ns);
+			vmax = fmax(vmax, c[i].value_ns);
+		}
+	}
+	u = ls_time_unit(vmax);
+	for (size_t h = 0; h < nh; h++)
+		y += heat_panel(&body, hosts[h], c, n, stages, nst, vmin, vmax, u, y);
+	cells = n;
+	fig_open(b, "heatmap", title, y + 40);
+	if (!cells) {
+		no_data(b, "no kernel time attributed to any CPU (kernel side unmeasured?)", y + 40);
+	} else {
+		ls_sb_printf(b, "%s", body.s ? body.s : "");
+		snprintf(lab, sizeof(lab), "rows: CPU; columns: stage; cell: %s (%s)", what, u.name);
+		ls_sb_printf(b, "<text class=\"label\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">", PW / 2,
+			     y + 24);
+		ls_sb_esc(b, lab);
+		ls_sb_printf(b, "</text>\n");
+	}
+	if (body.failed)
+		b->failed = true;
+	ls_sb_free(&body);
+	fig_close(b, caption);
+}
+
+/* One series over time: raw, or min-max band and median per pixel column. */
+static void time_series(struct ls_sb *b, const struct rp_series *s, const struct ls_scale *x,
+			const struct ls_scale *y, size_t cols)
+{
+	double *xs, *band, *md, *tmp;
+	size_t nc = 0;
+
+	if (s->n <= cols) {
+		xs = malloc(s->n * sizeof(*xs) + 1);
+		if (!xs) {
+			b->failed = true;
+			return;
+		}
+		for (size_t i = 0; i < s->n; i++)
+			xs[i] = (double)i;
+		ls_sb_printf(b, "<path class=\"line s%u d%u\" d=\"", s->color, s->doc);
+		ls_svg_path(b, x, y, xs, s->v, s->n);
+		ls_sb_printf(b, "\"/>\n");
+		free(xs);
+		return;
+	}
+	/* the band runs along the maxima left to right, back along the minima */
+	xs = malloc(cols * 2 * sizeof(double));
+	band = malloc(cols * 2 * sizeof(double));
+	md = malloc(cols * sizeof(double));
+	tmp = malloc((s->n / cols + 2) * sizeof(double));
+	if (!xs || !band || !md || !tmp) {
+		b->failed = true;
+		goto out;
+	}
+	for (size_t j = 0; j < cols; j++) {
+		size_t a = j * s->n / cols, e = (j + 1) * s->n / cols;
+
+		if (e <= a)
+			continue;
+		memcpy(tmp, s->v + a, (e - a) * sizeof(double));
+		ls_sort_doubles(tmp, e - a);
+		band[nc] = tmp[e - a - 1];
+		band[2 * cols - 1 - nc] = tmp[0];
+		md[nc] = tmp[(e - a) / 2];
+		xs[nc] = (double)(a + e - 1) / 2;
+		xs[2 * cols - 1 - nc] = xs[nc];
+		nc++;
+	}
+	/* close the gap when some columns were empty: minima follow the maxima */
+	memmove(band + nc, band + 2 * cols - nc, nc * sizeof(double));
+	memmove(xs + nc, xs + 2 * cols - nc, nc * sizeof(double));
+	ls_sb_printf(b, "<path class=\"band s%u\" d=\"", s->color);
+	ls_svg_path(b, x, y, xs, band, 2 * nc);
+	ls_sb_printf(b, " Z\"/>\n<path class=\"line s%u d%u\" d=\"", s->color, s->doc);
+	ls_svg_path(b, x, y, xs, md, nc);
+	ls_sb_printf(b, "\"/>\n");
+out:
+	free(xs);
+	free(band);
+	free(md);
+	free(tmp);
+}
+
+/* Values over time (sample index), decimated to min/max/median per pixel column. */
+void rp_time(struct ls_sb *b, const char *title, const struct rp_series *s, size_t n,
+	     const char *caption)
+{
+	double lo = 0, hi = 0, t[NTICKS];
+	size_t nmax = 0, cols = PW - 72 - MR, nt;
+	struct ls_scale x, y;
+	struct ls_err err;
+	struct ls_unit u;
+	char lab[64];
+
+	fig_open(b, "time", title, PH);
+	for (size_t i = 0; i < n; i++) {
+		nmax = s[i].n > nmax ? s[i].n : nmax;
+		for (size_t k = 0; k < s[i].n; k++)
+			hi = fmax(hi, s[i].v[k]);
+	}
+	if (nmax < 2 || !(hi > 0)) {
+		no_data(b, "fewer than two samples", PH);
+		fig_close(b, caption);
+		return;
+	}
+	ls_nice_range(&lo, &hi, 5);
+	u = ls_time_unit(hi);
+	if (ls_scale_init(&x, 0, (double)(nmax - 1), 72, PW - MR, false, &err) ||
+	    ls_scale_init(&y, 0, hi, PH - MB, MT, false, &err)) {
+		no_data(b, err.msg, PH);
+		fig_close(b, caption);
+		return;
+	}
+	ls_sb_printf(b, "<g data-samples=\"%zu\" data-columns=\"%zu\" data-decimated=\"%d\">\n", nmax,
+		     cols, nmax > cols);
+	nt = ls_ticks_lin(0, (double)(nmax - 1), 6, t, NTICKS);
+	axis(b, false, &x, t, nt, NULL, "sample number (measurement order)", PH - MB, MT);
+	nt = ls_ticks_lin(0, hi, 5, t, NTICKS);
+	axis(b, true, &y, t, nt, &u, unit_label(lab, sizeof(lab), "latency", u, ""), 72, PW - MR);
+	for (size_t i = 0; i < n; i++)
+		time_series(b, &s[i], &x, &y, cols);
+	ls_sb_printf(b, "</g>\n");
+	fig_close(b, caption);
+}
+
+/* compare's rows: p50 and p99 change bars around zero; significant ones filled. */
+void rp_changes(struct ls_sb *b, const char *title, const struct rp_change *c, size_t n,
+		const char *caption)
+{
+	int bh = 9, rowh = 26, h = MT + 10 + (int)n * rowh + MB;
+	double m = 1, t[NTICKS], lo, y0 = MT + 10;
+	struct ls_scale x;
+	struct ls_err err;
+	size_t nt;
+
+	fig_open(b, "changes", title, h);
+	for (size_t i = 0; i < n; i++) {
+		if (isfinite(c[i].p50_pct))
+			m = fmax(m, fabs(c[i].p50_pct));
+		if (isfinite(c[i].p99_pct))
+			m = fmax(m, fabs(c[i].p99_pct));
+	}
+	lo = -m;
+	ls_nice_range(&lo, &m, 3);
+	m = fmax(-lo, m);
+	if (!n || ls_scale_init(&x, -m, m, 230, PW - MR, false, &err)) {
+		no_data(b, "no distributions in this comparison", h);
+		fig_close(b, caption);
+		return;
+	}
+	nt = ls_ticks_lin(-m, m, 6, t, NTICKS);
+	axis(b, false, &x, t, nt, NULL, "change of B against A (%)", h - MB, MT);
+	for (size_t i = 0; i < n; i++) {
+		double yb = y0 + (double)i * rowh, x0 = ls_scale_map(&x, 0);
+		double v[2] = { c[i].p50_pct, c[i].p99_pct };
+		int d[2] = { c[i].dir50, c[i].dir99 };
+
+		ls_sb_printf(b, "<text class=\"tick\" x=\"224\" y=\"%.1f\" text-anchor=\"end\">", yb + 13);
+		ls_sb_esc(b, c[i].label);
+		ls_sb_printf(b, "</text>\n");
+		for (int k = 0; k < 2; k++) {
+			double x1 = isfinite(v[k]) ? ls_scale_map(&x, v[k]) : x0;
+
+			ls_sb_printf(b, "<rect class=\"seg s%d%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+				     "height=\"%d\" data-q=\"%s\" data-value=\"%.17g\" data-significant=\"%d\">"
+				     "<title>%s %+.1f %%%s</title></rect>\n", k + 1,
+				     d[k] ? "" : " hollow", fmin(x0, x1), yb + k * (bh + 1),
+				     fabs(x1 - x0), bh, k ? "p99" : "p50", isfinite(v[k]) ? v[k] : 0,
+				     d[k], k ? "p99" : "p50", isfinite(v[k]) ? v[k] : 0,
+				     d[k] ? " (significant)" : " (not significant)");
+		}
+	}
+	fig_close(b, caption);
+}
+
+/* The legend below a plot: one swatch (palette colour, document dash) per label. */
+void rp_legend(struct ls_sb *b, const char *const *labels, const unsigned int *color,
+	       const unsigned int *doc, size_t n)
+{
+	ls_sb_printf(b, "<ul class=\"legend\">");
+	for (size_t i = 0; i < n; i++) {
+		ls_sb_printf(b, "<li><span class=\"sw s%u d%u\"></span>", color[i], doc ? doc[i] : 0);
+		ls_sb_esc(b, labels[i]);
+		ls_sb_printf(b, "</li>");
+	}
+	ls_sb_printf(b, "</ul>\n");
+}
