@@ -4,11 +4,15 @@
 # run. The wire (tools/lab/labwire.c) is a 1 Gb/s link with strict-priority
 # classes and ECN marking above 100 kB in class 0; the probe runs with
 # --tclass 106 (DSCP 26, ECT(0)) on both sides. The storage flow
-# (labwire_flow.c: two 256 KiB blocks always outstanding node0 -> node1,
-# 1500-B frames) is cycled by tests/lab/case-study.py every 0.6 s through
-# off (healthy), on in the probe's class (congested: the probe's requests
-# wait 1-2 blocks, 2.1-4.2 ms) and on in class 1 below the probe (fixed:
-# at most one 12 us frame), while one breakdown runs; each sample is placed
+# (labwire_flow.c: one block always outstanding node0 -> node1, 1500-B
+# frames) is cycled by tests/lab/case-study.py through off (healthy), on in
+# the probe's class (congested: a request waits for the rest of the block
+# on the link, uniform over one block time) and on in class 1 below the
+# probe (fixed: at most one 12 us frame), while one breakdown runs. The
+# block time is sized from the warm-up run so that the emulator's own
+# spread cannot hide the queue: 12 x its one-way p75-p25, at least 4 ms
+# (a pair 10x slower than usual gets a 10x longer block, and longer
+# phases); each sample is placed
 # in the state its request met on the wire (by QPN and PSN in the wire's
 # log) and the states are compared cycle by cycle (adjacent blocks: the
 # emulator's drift cancels). Asserted:
@@ -30,28 +34,46 @@
 trap cs_cleanup EXIT
 plan_none
 CS=$(dirname "$0")/case-study.py
-FLOW="block=262144 depth=2 frame=1500"
 TC="--tclass 106"
 bd_backend_setup
 
 cs_cleanup() {
 	wire flow ab off >/dev/null 2>&1
 	wire link both rate=0 >/dev/null 2>&1
-	wire class ab 0 ecn=0 >/dev/null 2>&1
+	wire class ab 0 ecn=0 limit=1048576 >/dev/null 2>&1
+	wire class ab 1 limit=1048576 >/dev/null 2>&1
 	bd_cleanup
 }
 
 wire link both rate=1000000000 >/dev/null && wire class ab 0 ecn=100000 >/dev/null &&
 	ok "wire: 1 Gb/s, ECN above 100 kB in class 0" || not_ok "wire setup"
 bd_run warmup "$TC" "$TC" || diag "warm-up run failed: $(tail -n 3 "$W/warmup.err" 2>/dev/null)"
+# The block (bytes at 1 Gb/s), the phase (s) and the run (s) from the warm-up.
+read -r BLOCK PERIOD DUR < <(python3 - "$W/warmup.json" <<'PYEOF'
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+    v = sorted(d["total"]["samples_ns"])
+    p50, spread = v[len(v) // 2], v[len(v) * 3 // 4] - v[len(v) // 4]
+except (OSError, ValueError, KeyError, IndexError):
+    p50, spread = 1e6, 2e5
+bt = min(max(12 * spread, 4e6), 80e6)                 # block time, ns
+period = min(max(0.6, 40 * (2 * p50 + bt / 2) / 1e9), 4.0)
+print(int(bt * 1e9 / 8 / 1e9), "%.2f" % period, int(30 * period + 2))
+PYEOF
+)
+FLOW="block=$BLOCK depth=1 frame=1500"
+diag "block $BLOCK B ($((BLOCK * 8 / 1000)) us at 1 Gb/s), phases of $PERIOD s, run of $DUR s"
+wire class ab 0 limit=$((4 * BLOCK + 1048576)) >/dev/null
+wire class ab 1 limit=$((4 * BLOCK + 1048576)) >/dev/null
 
 # ---- one run, the flow cycled through its three states ---------------------
 wire log "$W/cyc.wire" >/dev/null
 ctl=$("$LS_LAB" info --name "$LAB_NAME" dir)/wire.sock
-python3 "$CS" toggle --ctl "$ctl" --out "$W/cyc.states" --period 0.6 --cycles 10 $FLOW \
+python3 "$CS" toggle --ctl "$ctl" --out "$W/cyc.states" --period "$PERIOD" --cycles 10 $FLOW \
 	> "$W/toggle.err" 2>&1 &
 tpid=$!
-if BD_LEN="-D 17s" bd_run cyc "$TC" "$TC --samples $W/cyc.csv"; then ok "cycled run"
+if BD_LEN="-D ${DUR}s" bd_run cyc "$TC" "$TC --samples $W/cyc.csv"; then ok "cycled run"
 else not_ok "cycled run" "$(cat "$W/cyc.err")"; fi
 wait "$tpid" && ok "the flow was cycled (30 switches)" || not_ok "toggler" "$(cat "$W/toggle.err")"
 wire flush >/dev/null
@@ -66,7 +88,7 @@ print("cycles %d, placed %s; healthy p50 %s; congested +%s total, +%s queuing (s
  r["queuing_share"], us(r["state1"]["processing"]), r["spearman_queuing_truth"], r["state2"]["total_ratio"],
  r["state2"]["queuing"]/1e3, r["state2"]["truth"]/1e3, r["ce"]))' "$W/cyc.judge" 2>&1)"
 check "cycled: at least 6 whole cycles placed" j 'r["cycles"] >= 6'
-check "congested: the wire added >= 0.5 ms one-way (its own log)" j 'r["state1"]["truth"] >= 5e5'
+check "congested: the wire added >= 1 ms one-way (its own log)" j 'r["state1"]["truth"] >= 1e6'
 check "congested: queuing carries >= 90 % of the added p50" j '0.9 <= r["queuing_share"] <= 1.1'
 check "congested: processing carries <= 10 % of it" j 'abs(r["processing_share"]) <= 0.1'
 check "congested: per sample, queuing ranks as the wire's sojourn (Spearman >= 0.8)" \
