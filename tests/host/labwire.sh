@@ -83,6 +83,7 @@ bad_cmds=(
 	"dscp ab" "log /nonexistent-dir-$$/x" "stats now" "bogus" "ping pong"
 	"flow ab class=0" "flow ab" "flow xy off" "flow ab class=8" "flow ab block=1000"
 	"flow ab class=0 frame=10" "flow ab class=0 depth=0" "flow ab class=0 colour=1"
+	"flow ab class=0 spread=101"
 )
 fails=()
 for c in "${bad_cmds[@]}"; do
@@ -671,6 +672,14 @@ def s_flow():
     check(st["tx_frames"] == 80 and st["classes"][0]["tx_frames"] == 80,
           "flow: its frames are not delivered nor in the frame counters (80 probe frames sent)",
           "tx %d" % st["tx_frames"])
+    must("flow", "ab", "class=0", "block=20000", "depth=2", "frame=1000", "spread=50", "seed=7")
+    time.sleep(0.2)
+    fl = stats()["ab"]["flow"]
+    must("flow", "ab", "off")
+    check(fl["blocks"] >= 50 and 10000 <= fl["block_min"] and fl["block_max"] <= 30000 and
+          fl["block_max"] - fl["block_min"] >= 10000 and fl["bytes"] > 0,
+          "flow spread=50: block sizes drawn within 20000 x [0.5, 1.5] (frame-padded), and"
+          " they vary", json.dumps(fl))
     must("link", "ab", "rate=0")
     must("class", "ab", "0", "ecn=0")
 

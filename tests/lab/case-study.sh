@@ -5,9 +5,11 @@
 # classes and ECN marking above 100 kB in class 0; the probe runs with
 # --tclass 106 (DSCP 26, ECT(0)) on both sides. The storage flow
 # (labwire_flow.c: one block always outstanding node0 -> node1, 1500-B
-# frames) is cycled by tests/lab/case-study.py through off (healthy), on in
-# the probe's class (congested: a request waits for the rest of the block
-# on the link, uniform over one block time) and on in class 1 below the
+# frames, sizes spread over 0.1-1.9 blocks) is cycled by tests/lab/case-study.py
+# through off (healthy), on in the probe's class (congested: a request
+# waits for the rest of the block on the link; the spread keeps the
+# closed-loop probe from locking to the blocks' boundaries, which would
+# make every wait the same) and on in class 1 below the
 # probe (fixed: at most one 12 us frame), while one breakdown runs. The
 # block time is sized from the warm-up run so that the emulator's own
 # spread cannot hide the queue: 12 x its one-way p75-p25, at least 4 ms
@@ -62,7 +64,7 @@ period = min(max(0.6, 40 * (2 * p50 + bt / 2) / 1e9), 4.0)
 print(int(bt * 1e9 / 8 / 1e9), "%.2f" % period, int(30 * period + 2))
 PYEOF
 )
-FLOW="block=$BLOCK depth=1 frame=1500"
+FLOW="block=$BLOCK depth=1 frame=1500 spread=90"
 diag "block $BLOCK B ($((BLOCK * 8 / 1000)) us at 1 Gb/s), phases of $PERIOD s, run of $DUR s"
 wire class ab 0 limit=$((4 * BLOCK + 1048576)) >/dev/null
 wire class ab 1 limit=$((4 * BLOCK + 1048576)) >/dev/null

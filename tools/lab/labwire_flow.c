@@ -4,12 +4,17 @@
  * wire's egress queues with the guests' own frames.
  *
  *   flow DIR class=C [block=BYTES] [depth=N] [frame=BYTES] [ect=0|1]
+ *            [spread=PCT] [seed=N]
  *   flow DIR off
  *
  * The flow stands for a storage client on DIR's sending node writing
  * BLOCK-byte blocks with DEPTH of them outstanding, as an NVMe-oF or
  * RDMA-storage initiator does: a block is issued the moment one of its
- * previous blocks has left the link. A block is FRAME-byte frames in class
+ * previous blocks has left the link. With spread=PCT each block's size is
+ * drawn uniformly from BLOCK x [1 - PCT %, 1 + PCT %] (splitmix64, seed=N,
+ * default 1; `flow` restarts it), as storage I/O sizes vary; a closed-loop
+ * probe then meets the flow at every phase of a block instead of locking
+ * to its boundaries. A block is FRAME-byte frames in class
  * C's FIFO: they take room in the class's byte limit, count toward its CE
  * threshold (and its max queued bytes), are serialized at the link rate,
  * and, being sent strictly by priority, hold a frame of a higher class for
@@ -32,10 +37,23 @@
 #define FLOW_MAX_DEPTH	64
 #define NKEYS(a)	(sizeof(a) / sizeof((a)[0]))
 
-/* Frames per block of flow fl (the last one is padded to a whole frame). */
-static uint32_t flow_nfr(const struct flow *fl)
+/* Frames per block of bytes (the last one is padded to a whole frame). */
+static uint32_t flow_nfr(const struct flow *fl, uint64_t bytes)
 {
-	return (uint32_t)((fl->block + fl->frame - 1) / fl->frame);
+	return (uint32_t)((bytes + fl->frame - 1) / fl->frame);
+}
+
+/* The size of fl's next block: BLOCK, or drawn from its spread. */
+static uint64_t flow_block(struct flow *fl)
+{
+	uint64_t lo, span, b;
+
+	if (!fl->spread)
+		return fl->block;
+	lo = fl->block - fl->block * fl->spread / 100;
+	span = 2 * (fl->block * fl->spread / 100) + 1;
+	b = lo + splitmix64(&fl->rng) % span;
+	return b ? b : 1;
 }
 
 /* Issue blocks of d's flow at time t until DEPTH are outstanding. */
@@ -43,6 +61,7 @@ void flow_issue(struct dir *d, uint64_t t)
 {
 	struct flow *fl = &d->flow;
 	struct frame *f;
+	uint64_t bytes;
 	uint8_t why;
 	int32_t idx;
 
@@ -63,7 +82,8 @@ void flow_issue(struct dir *d, uint64_t t)
 		memset(f, 0, sizeof(*f));
 		f->buf = buf;
 		f->cap = cap;
-		f->pn = flow_nfr(fl);
+		bytes = flow_block(fl);
+		f->pn = flow_nfr(fl, bytes);
 		f->plen = fl->frame;
 		f->len = f->pn * f->plen;
 		f->cls = fl->cls;
@@ -72,6 +92,10 @@ void flow_issue(struct dir *d, uint64_t t)
 		f->blk_end = true;
 		f->rule = -1;
 		f->kind = KIND_OTHER;
+		if (!fl->block_min || f->len < fl->block_min)
+			fl->block_min = f->len;
+		if (f->len > fl->block_max)
+			fl->block_max = f->len;
 		fl->outstanding++;
 		fl->blocks++;
 		egress_enqueue(d, idx);
@@ -105,9 +129,9 @@ static int flow_parse(int argc, char **argv, struct flow *fl, struct sbuf *out)
 	} keys[] = {
 		{ "class", 0, NR_CLASSES - 1 }, { "block", 1, FLOW_MAX_BLOCK },
 		{ "depth", 1, FLOW_MAX_DEPTH }, { "frame", FLOW_MIN_FRAME, FLOW_MAX_FRAME },
-		{ "ect", 0, 1 },
+		{ "ect", 0, 1 }, { "spread", 0, 100 }, { "seed", 0, UINT64_MAX - 1 },
 	};
-	uint64_t v[NKEYS(keys)] = { NONE, fl->block, fl->depth, fl->frame, fl->ect };
+	uint64_t v[NKEYS(keys)] = { NONE, fl->block, fl->depth, fl->frame, fl->ect, 0, 1 };
 	unsigned int k;
 	char *val;
 
@@ -118,8 +142,8 @@ static int flow_parse(int argc, char **argv, struct flow *fl, struct sbuf *out)
 				break;
 		}
 		if (!val || k == NKEYS(keys)) {
-			sb_printf(out, "error: flow: '%s' is not class=, block=, depth=, frame="
-				  " or ect=\n", argv[i]);
+			sb_printf(out, "error: flow: '%s' is not class=, block=, depth=, frame=,"
+				  " ect=, spread= or seed=\n", argv[i]);
 			return -1;
 		}
 		if (!parse_num(val, keys[k].hi, &v[k]) || v[k] < keys[k].lo) {
@@ -137,6 +161,8 @@ static int flow_parse(int argc, char **argv, struct flow *fl, struct sbuf *out)
 	fl->depth = (uint32_t)v[2];
 	fl->frame = (uint32_t)v[3];
 	fl->ect = v[4] != 0;
+	fl->spread = (uint32_t)v[5];
+	fl->seed = v[6];
 	return 0;
 }
 
@@ -164,7 +190,8 @@ int cmd_flow(int argc, char **argv, struct sbuf *out)
 	}
 	if (flow_parse(argc, argv, &fl, out))
 		return -1;
-	bytes = (uint64_t)flow_nfr(&fl) * fl.frame * fl.depth;
+	bytes = (uint64_t)flow_nfr(&fl, fl.block + fl.block * fl.spread / 100) * fl.frame *
+		fl.depth;
 	for (unsigned int i = 0; i < NR_DIRS; i++) {
 		if ((mask & (1U << i)) && !W.d[i].rate) {
 			sb_printf(out, "error: flow: %s has no link rate (link %s rate=BPS first)\n",
@@ -195,6 +222,9 @@ int cmd_flow(int argc, char **argv, struct sbuf *out)
 		f->depth = fl.depth;
 		f->frame = fl.frame;
 		f->ect = fl.ect;
+		f->spread = fl.spread;
+		f->seed = f->rng = fl.seed;
+		f->block_min = f->block_max = 0;
 		flow_issue(&W.d[i], mono_ns());
 	}
 	sb_printf(out, "ok\n");
@@ -207,10 +237,13 @@ void flow_json(struct sbuf *sb, const struct dir *d)
 	const struct flow *fl = &d->flow;
 
 	sb_printf(sb, ",\"flow\":{\"on\":%s,\"class\":%u,\"block\":%" PRIu64 ",\"depth\":%u"
-		  ",\"frame\":%u,\"ect\":%u,\"outstanding\":%u,\"blocks\":%" PRIu64
+		  ",\"frame\":%u,\"ect\":%u,\"spread\":%u,\"seed\":%" PRIu64
+		  ",\"block_min\":%" PRIu64 ",\"block_max\":%" PRIu64
+		  ",\"outstanding\":%u,\"blocks\":%" PRIu64
 		  ",\"frames\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"marked\":%" PRIu64
 		  ",\"dropped\":%" PRIu64 ",\"preempted\":%" PRIu64 "}",
 		  fl->on ? "true" : "false", fl->cls, fl->block, fl->depth, fl->frame,
-		  fl->ect ? 1U : 0U, fl->outstanding, fl->blocks, fl->frames, fl->bytes,
+		  fl->ect ? 1U : 0U, fl->spread, fl->seed, fl->block_min, fl->block_max,
+		  fl->outstanding, fl->blocks, fl->frames, fl->bytes,
 		  fl->marked, fl->dropped, fl->preempted);
 }

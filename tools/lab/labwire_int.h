@@ -108,8 +108,8 @@ struct frame {
 struct flow {
 	bool on, ect;
 	uint8_t cls;
-	uint32_t depth, frame, outstanding;
-	uint64_t block;
+	uint32_t depth, frame, outstanding, spread;
+	uint64_t block, seed, rng, block_min, block_max;
 	uint64_t blocks, frames, bytes, marked, dropped, preempted;
 };
 
@@ -202,6 +202,8 @@ void classify(struct frame *f, const uint8_t *p, uint32_t len);
 bool mark_ce(struct frame *f);
 
 /* labwire_rules.c */
+/* Next value of a splitmix64 generator. */
+uint64_t splitmix64(uint64_t *s);
 /* Run f through d's rules: true when f is lost; sets f->rule and f->delay. */
 bool rules_apply(struct dir *d, struct frame *f);
 /* Restart a rule's PRNG and every= counter and zero its counts. */

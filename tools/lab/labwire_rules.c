@@ -6,7 +6,7 @@
 #include "labwire_int.h"
 
 /* Next value of a splitmix64 generator. */
-static uint64_t splitmix64(uint64_t *s)
+uint64_t splitmix64(uint64_t *s)
 {
 	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
 
