@@ -39,14 +39,15 @@ CFLAGS  ?= -O2 -g
 TOOL_DIRS := tools tools/core tools/sys tools/probe tools/backend tools/cli tools/breakdown
 TOOL_INC := $(addprefix -I$(CURDIR)/,$(TOOL_DIRS))
 ALL_CFLAGS := $(CFLAGS) $(CFLAGS_WARN) -std=gnu11 -D_GNU_SOURCE -I$(CURDIR) $(TOOL_INC) -I$(B)/ebpf -MMD -MP
-LDLIBS  := -libverbs -lrdmacm -lbpf -lelf -lz -lm -lpthread -lcrypto
+# libmicrohttpd: the agent's /metrics endpoint (tools/cli/cmd_agent.c); the core links none of these.
+LDLIBS  := -libverbs -lrdmacm -lbpf -lelf -lz -lm -lpthread -lcrypto -lmicrohttpd
 
 # The core: pure computation (statistics, histograms, the split and the
 # causal attribution, the clock offset, the verdict, the transmission and
 # training models, significance tests, JSON series) with no output of its
 # own: libls-core.a, linked by the CLI, the unit tests and the fuzzers.
 CORE_NAMES := util stats hist split causal verdict model signif jseries jsonr wire \
-	ctr_diff probe_conv names analysis baseline
+	ctr_diff probe_conv names analysis baseline agent_sched
 TOOL_SRCS := $(wildcard $(addsuffix /*.c,$(TOOL_DIRS)))
 CORE_SRCS := $(filter $(addprefix %/,$(addsuffix .c,$(CORE_NAMES))),$(TOOL_SRCS))
 CLI_SRCS  := $(filter-out $(CORE_SRCS),$(TOOL_SRCS))
@@ -262,7 +263,7 @@ PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
 DKMS_SRCDIR ?= /usr/src
-MAIN_SRC := $(filter %/latsplit.c,$(TOOL_SRCS))
+MAIN_SRC := tools/cli/commands.h
 VERSION ?= $(shell sed -n 's/^\#define LS_VERSION "\(.*\)"/\1/p' $(MAIN_SRC))
 DKMS_DIR := $(DESTDIR)$(DKMS_SRCDIR)/latsplit-$(VERSION)
 

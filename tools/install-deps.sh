@@ -20,6 +20,8 @@ PKGS=(
 	perftest procps util-linux nftables
 	# tests, benchmarks, docs
 	bpftrace bpfcc-tools python3 python3-docutils prometheus jq
+	# the agent's /metrics endpoint (linked by the CLI only)
+	libmicrohttpd-dev
 )
 
 missing=()
