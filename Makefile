@@ -170,7 +170,7 @@ $(KSFT_HDRS):
 
 # A unit test of the core links libls-core.a alone; the others (the
 # commands' own parts, the OOB protocol, sysfs readers) the CLI's objects too.
-UNIT_CORE := analysis causal compare_stats hist jseries model names probe_limits split verdict wire
+UNIT_CORE := agent_sched analysis causal compare_stats hist jseries model names probe_limits split verdict wire
 UNIT_CORE_BINS := $(patsubst %,$(B)/tests/unit/%,$(UNIT_CORE))
 
 $(UNIT_CORE_BINS): $(B)/tests/unit/%: tests/unit/%.c $(CORE_LIB) $(KSFT_HDRS)

@@ -42,6 +42,7 @@
 #include "io.h"
 #include "oob.h"
 #include "opts.h"
+#include "probe.h"
 
 #define AGENT_MAX_SESSIONS	64
 #define AGENT_MAX_CHILDREN	(AGENT_MAX_SESSIONS * 2 + 2)
@@ -58,6 +59,7 @@ struct agent_cli {
 	const char *bind;
 	const char *device;
 	const char *backend;
+	const char *verb;
 	unsigned int port, bd_port;
 	unsigned int bd_every;
 	uint64_t slot_ns;
@@ -126,7 +128,7 @@ static const struct ls_opt_name schedules[] = {
 
 enum {
 	O_PEERS = 256, O_METRICS, O_SELF, O_KEY, O_INSECURE, O_BIND, O_BACKEND, O_PORT,
-	O_BDPORT, O_BDEVERY, O_SLOT, O_SCHED, O_SEED, O_MAXS, O_MAXC, O_STMO,
+	O_BDPORT, O_BDEVERY, O_SLOT, O_SCHED, O_SEED, O_MAXS, O_MAXC, O_STMO, O_VERB,
 };
 
 #define AC struct agent_cli
@@ -149,6 +151,7 @@ static const struct ls_opt agent_options[] = {
 	LS_OPT_U64("max-sessions", O_MAXS, AC, max_sessions, 1, AGENT_MAX_SESSIONS),
 	LS_OPT_U64("max-connections", O_MAXC, AC, max_conns, 1, 1024),
 	LS_OPT_U64("iters", 'n', AC, iters, 1, 1000000),
+	LS_OPT_STR("verb", O_VERB, AC, verb),
 	LS_OPT_DUR("session-timeout", O_STMO, AC, session_timeout_ns),
 	LS_OPT_HELPOPT,
 };
@@ -180,6 +183,7 @@ static void usage(FILE *fp)
 "      --max-sessions N      probe sessions of this agent in flight at once (default 1)\n"
 "      --max-connections N   HTTP connections at once (default 16)\n"
 "  -n, --iters N             iterations per probe (default 200)\n"
+"      --verb VERB           the probes' verb: write (default), send or read\n"
 "      --session-timeout DUR kill a session running longer (default 60s)\n"
 "  -h, --help                this help\n"
 "\n"
@@ -434,6 +438,10 @@ static int common_args(const struct agent *a, char **av, int ac, bool responder,
 	if (a->c.device) {
 		av[ac++] = "-d";
 		av[ac++] = (char *)a->c.device;
+	}
+	if (!responder && a->c.verb) {
+		av[ac++] = "--verb";
+		av[ac++] = (char *)a->c.verb;
 	}
 	if (bd && a->c.backend) {
 		av[ac++] = "--backend";
@@ -862,6 +870,8 @@ static int check_start(struct agent *a)
 		return ls_opts_bad("agent", "--slot must be at least 100ms");
 	if (a->c.session_timeout_ns < 1000000000ull)
 		return ls_opts_bad("agent", "--session-timeout must be at least 1s");
+	if (a->c.verb && ls_probe_parse_verb(a->c.verb, &(enum ls_probe_verb){ 0 }, &err))
+		return ls_opts_exit(LS_EXIT_USAGE, "agent", &err);
 	if (a->c.key && ls_auth_key_check(a->c.key, &err))
 		return ls_opts_exit(LS_EXIT_USAGE, "agent", &err);
 	if (a->c.bd_port == a->c.port)
