@@ -215,7 +215,7 @@ FUZZ_CFLAGS := -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefin
 FUZZ_SHORT_SECS ?= 10
 FUZZ_SECS ?= 600
 
-.PHONY: fuzz-short fuzz-build doc install install-bin install-man install-dkms uninstall
+.PHONY: fuzz-short fuzz-build doc install install-bin install-man install-dkms install-agent uninstall
 
 $(B)/fuzz/tools/%.o: tools/%.c
 	@mkdir -p $(@D)
@@ -263,11 +263,14 @@ PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
 DKMS_SRCDIR ?= /usr/src
+SYSCONFDIR ?= /etc
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+DATADIR ?= $(PREFIX)/share/latsplit
 MAIN_SRC := tools/cli/commands.h
 VERSION ?= $(shell sed -n 's/^\#define LS_VERSION "\(.*\)"/\1/p' $(MAIN_SRC))
 DKMS_DIR := $(DESTDIR)$(DKMS_SRCDIR)/latsplit-$(VERSION)
 
-install: install-bin install-man install-dkms
+install: install-bin install-man install-dkms install-agent
 
 install-bin: $(B)/latsplit
 	install -d $(DESTDIR)$(BINDIR)
@@ -286,7 +289,20 @@ install-dkms:
 	sed 's/@VERSION@/$(VERSION)/' kmod/dkms.conf.in > $(DKMS_DIR)/dkms.conf
 	chmod 0644 $(DKMS_DIR)/dkms.conf
 
+# The agent's systemd unit (paths filled in), a sample peers file beside
+# where the unit reads the real one, and the Prometheus alerting rules.
+install-agent:
+	install -d $(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(SYSCONFDIR)/latsplit $(DESTDIR)$(DATADIR)
+	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+		packaging/latsplit-agent.service.in > $(DESTDIR)$(SYSTEMDUNITDIR)/latsplit-agent.service
+	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/latsplit-agent.service
+	install -m 0644 packaging/peers.sample $(DESTDIR)$(SYSCONFDIR)/latsplit/peers.sample
+	install -m 0644 packaging/latsplit.rules.yml $(DESTDIR)$(DATADIR)/latsplit.rules.yml
+
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/latsplit
+	rm -f $(DESTDIR)$(SYSTEMDUNITDIR)/latsplit-agent.service
+	rm -f $(DESTDIR)$(SYSCONFDIR)/latsplit/peers.sample $(DESTDIR)$(DATADIR)/latsplit.rules.yml
+	-rmdir $(DESTDIR)$(SYSCONFDIR)/latsplit $(DESTDIR)$(DATADIR) 2>/dev/null
 	rm -f $(patsubst $(B)/man/%,$(DESTDIR)$(MANDIR)/man8/%,$(MAN_PAGES))
 	rm -rf $(DKMS_DIR)
