@@ -11,7 +11,10 @@
 #     time drawn uniformly from 0..2J (node0 probes with WRITE, so its
 #     one-way time grows by a median J/2; node1 probes with READ, whose
 #     requests go node1 -> node0 and whose answers are READ responses, so
-#     nothing of its own is held). A varying hold, not a constant one: a
+#     nothing of its own is held; and the two never share the wire's queue:
+#     the fleet's list has a third host, 192.0.2.3, that does not exist, so
+#     the schedule puts node0 -> node1 and node1 -> node0 in alternate
+#     slots, the other slot of each going to the absent host). A varying hold, not a constant one: a
 #     delay every sample pays lands in the breakdown's inferred base floor
 #     (Documentation/methodology.rst), not in queuing. Within two scrape
 #     intervals after a breakdown that ran wholly under the fault, node0's
@@ -37,7 +40,7 @@ B=$LS_BIN
 GPORT=9851		# the agents' /metrics port in the guests
 SCRAPE=2		# s
 J_US=${AGENT_JITTER_US:-2000}
-SLOT=${AGENT_SLOT:-4s}
+SLOT=${AGENT_SLOT:-5s}
 OWN=agent-$$
 H=$(mktemp -d)
 PROM_PID=
@@ -71,14 +74,15 @@ if [ -r "$ko" ]; then
 	lab_exec 1 "insmod $ko" >/dev/null 2>&1
 fi
 
-printf '# the lab fleet\n192.0.2.1\n192.0.2.2\n' > "$S/peers0"
+# 192.0.2.3 is absent: node0 and node1 probe each other in alternate slots
+printf '# the lab fleet\n192.0.2.1\n192.0.2.2\n192.0.2.3\n' > "$S/peers0"
 cp "$S/peers0" "$S/peers1"
 # start_agent NODE VERB: the agent in guest NODE; its log in $S/agentN.log,
 # its pid in $S/agentN.pid and, once it ended, its exit status in $S/agentN.rc.
 start_agent() {
 	rm -f "$S/agent$1.rc" "$S/agent$1.pid"
 	lab_bg "$1" "cd $S && ( $B agent --peers $S/peers$1 --self 192.0.2.$(($1 + 1)) --metrics 10.0.2.15:$GPORT \
-		--insecure --slot $SLOT --breakdown-every 2 -n 100 --verb $2 >> $S/agent$1.log 2>&1 & echo \$! > $S/agent$1.pid;
+		--insecure --slot $SLOT --breakdown-every 2 -n 100 --verb $2 --max-sessions 2 >> $S/agent$1.log 2>&1 & echo \$! > $S/agent$1.pid;
 		wait \$!; echo \$? > $S/agent$1.rc )" >/dev/null
 }
 start_agent 0 write
@@ -170,9 +174,22 @@ check "the breakdown series carry the verdict as labels" \
 # The fault: node0 -> node1 WRITE frames held 0..2J. First the baseline.
 BDQ='latsplit_breakdown_seconds{part="queuing",quantile="0.5"}'
 bd_count() { metric "$1" latsplit_agent_breakdowns_total "peer=\"$2\""; }
-wait_for 90 at_least "$HP0" latsplit_agent_breakdowns_total 'peer="192.0.2.2"' 4 ||
-	diag "fewer than 4 breakdowns before the fault"
-base=$(q "quantile_over_time(0.5, ${BDQ}[5m])")
+# history NODE: the queuing p50 series' distinct values over the last 5 min (diagnostics)
+history() {
+	python3 - "$PP" "latsplit_breakdown_seconds{part=\"queuing\",quantile=\"0.5\",node=\"$1\"}[5m]" <<'EOF'
+import json, sys, urllib.parse, urllib.request
+u = "http://127.0.0.1:%s/api/v1/query?query=%s" % (sys.argv[1], urllib.parse.quote(sys.argv[2]))
+r = json.load(urllib.request.urlopen(u, timeout=10))
+for s in r["data"]["result"]:
+    v = [x[1] for x in s["values"]]
+    print(" ".join("%.0f" % (float(x) * 1e6) for i, x in enumerate(v) if i == 0 or v[i - 1] != x), "us")
+EOF
+}
+# the baseline: the median of the last minute, after the first breakdowns (the first ones run cold)
+wait_for 150 at_least "$HP0" latsplit_agent_breakdowns_total 'peer="192.0.2.2"' 5 ||
+	diag "fewer than 5 breakdowns before the fault"
+diag "queuing p50 before the fault: node0 $(history node0); node1 $(history node1)"
+base=$(q "quantile_over_time(0.5, ${BDQ}[1m])")
 diag "pre-fault queuing p50 medians (node peer s): $base"
 wire() { "$LS_LAB" wire --name "$OWN" "$@"; }
 if ! out=$(wire rule ab 0 roce=1 op=req delay=$((J_US * 1000)) jitter=$((J_US * 1000)) 2>&1); then
@@ -181,12 +198,13 @@ if ! out=$(wire rule ab 0 roce=1 op=req delay=$((J_US * 1000)) jitter=$((J_US * 
 fi
 # a breakdown that ran wholly under the fault: the count grows by 2
 c0=$(bd_count "$HP0" 192.0.2.2)
-wait_for 120 at_least "$HP0" latsplit_agent_breakdowns_total 'peer="192.0.2.2"' $((c0 + 2))
+wait_for 150 at_least "$HP0" latsplit_agent_breakdowns_total 'peer="192.0.2.2"' $((c0 + 2))
 c1=$(bd_count "$HP1" 192.0.2.1)
 wait_for 60 at_least "$HP1" latsplit_agent_breakdowns_total 'peer="192.0.2.1"' $((c1 + 1))
 sleep $((2 * SCRAPE))
 after=$(q "$BDQ")
 wire norule ab >/dev/null
+diag "queuing p50 through the fault: node0 $(history node0); node1 $(history node1)"
 diag "under the fault (node peer s): $after"
 # rise NODE: this node's queuing p50 now minus its pre-fault median, in s
 rise() {
@@ -227,9 +245,9 @@ fi
 
 # The peers file changes: a host added, then a bad file.
 p0=$(metric "$HP0" latsplit_agent_probes_total 'peer="192.0.2.2"')
-printf '192.0.2.1\n192.0.2.2\n192.0.2.77\n' > "$S/peers0.new" && mv "$S/peers0.new" "$S/peers0"
+printf '192.0.2.1\n192.0.2.2\n192.0.2.3\n192.0.2.77\n' > "$S/peers0.new" && mv "$S/peers0.new" "$S/peers0"
 lab_exec 0 "kill -HUP \$(cat $S/agent0.pid)"
-if wait_for 20 at_least "$HP0" latsplit_agent_peers '' 2 &&
+if wait_for 20 at_least "$HP0" latsplit_agent_peers '' 3 &&
    wait_for 60 at_least "$HP0" latsplit_agent_probe_failures_total 'peer="192.0.2.77"' 1 &&
    at_least "$HP0" latsplit_agent_probes_total 'peer="192.0.2.2"' "$p0"; then
 	ok "SIGHUP takes the new list: 192.0.2.77 is probed (and fails), 192.0.2.2 keeps its counters"
@@ -239,8 +257,8 @@ fi
 printf '192.0.2.1\nnot a host\n' > "$S/peers0.new" && mv "$S/peers0.new" "$S/peers0"
 lab_exec 0 "kill -HUP \$(cat $S/agent0.pid)"
 if wait_for 20 at_least "$HP0" latsplit_agent_peers_reloads_total 'result="failed"' 1 &&
-   [ "$(metric "$HP0" latsplit_agent_peers '')" = 2 ] &&
-   grep -q "keeping the 2 peers of the old list" "$S/agent0.log"; then
+   [ "$(metric "$HP0" latsplit_agent_peers '')" = 3 ] &&
+   grep -q "keeping the 3 peers of the old list" "$S/agent0.log"; then
 	ok "a bad peers file keeps the old list, says why, counts the failed reload"
 else
 	not_ok "bad reload" "$(tail -n 5 "$S/agent0.log")"
