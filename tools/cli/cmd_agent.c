@@ -491,24 +491,19 @@ static void __attribute__((noreturn)) child_main(struct agent *a, enum child_kin
 		ac = common_args(a, av, ac, true, true, port);
 		av[ac] = NULL;
 		_exit(cmd_breakdown(ac, av));
-	case CH_PROBE:
-		av[ac++] = "probe";
-		ac = common_args(a, av, ac, false, false, port);
+	default:	/* a session: CH_PROBE or CH_BD */
+		av[ac++] = kind == CH_PROBE ? "probe" : "breakdown";
+		ac = common_args(a, av, ac, false, kind == CH_BD, port);
 		av[ac++] = "-n";
 		av[ac++] = iters;
 		av[ac++] = (char *)peer;
 		av[ac] = NULL;
-		rc = ls_probe_once(ac, av, &res.s, &err);
-		res.busy = err.code == LS_E_PEER_BUSY;
-		snprintf(res.why, sizeof(res.why), "%s", err.msg);
-		break;
-	default:
-		av[ac++] = "breakdown";
-		ac = common_args(a, av, ac, false, true, port);
-		av[ac++] = "-n";
-		av[ac++] = iters;
-		av[ac++] = (char *)peer;
-		av[ac] = NULL;
+		if (kind == CH_PROBE) {
+			rc = ls_probe_once(ac, av, &res.s, &err);
+			res.busy = err.code == LS_E_PEER_BUSY;
+			snprintf(res.why, sizeof(res.why), "%s", err.msg);
+			break;
+		}
 		rc = bd_agent_once(ac, av, &res.bd);
 		if (rc)
 			snprintf(res.why, sizeof(res.why), "breakdown failed (exit status %d)", rc);
