@@ -743,24 +743,30 @@ static void run_due(struct agent *a)
 	}
 }
 
+/* Shorten *wait to the time from now to at (0 when at is past). */
+static void nearer(uint64_t *wait, uint64_t now, uint64_t at)
+{
+	uint64_t d = at > now ? at - now : 0;
+
+	if (d < *wait)
+		*wait = d;
+}
+
 /* How long poll may sleep: until the next slot, retry, restart or deadline (ms). */
 static int next_wait_ms(const struct agent *a)
 {
-	uint64_t w = wall_ns(), now = ls_now_ns();
-	uint64_t wait = a->c.slot_ns - w % a->c.slot_ns;
+	uint64_t now = ls_now_ns();
+	uint64_t wait = a->c.slot_ns - wall_ns() % a->c.slot_ns;
 
 	for (size_t i = 0; i < AGENT_MAX_SESSIONS; i++)
 		if (a->retry[i].used)
-			wait = a->retry[i].at_ns > now && a->retry[i].at_ns - now < wait ?
-			       a->retry[i].at_ns - now : (a->retry[i].at_ns <= now ? 0 : wait);
+			nearer(&wait, now, a->retry[i].at_ns);
 	for (int k = 0; k < 2; k++)
 		if (a->resp_at_ns[k])
-			wait = a->resp_at_ns[k] > now && a->resp_at_ns[k] - now < wait ?
-			       a->resp_at_ns[k] - now : (a->resp_at_ns[k] <= now ? 0 : wait);
+			nearer(&wait, now, a->resp_at_ns[k]);
 	for (size_t i = 0; i < AGENT_MAX_CHILDREN; i++)
 		if (a->ch[i].pid && a->ch[i].deadline_ns && !a->ch[i].killed)
-			wait = a->ch[i].deadline_ns > now && a->ch[i].deadline_ns - now < wait ?
-			       a->ch[i].deadline_ns - now : (a->ch[i].deadline_ns <= now ? 0 : wait);
+			nearer(&wait, now, a->ch[i].deadline_ns);
 	return (int)(wait / 1000000) + 1;
 }
 
