@@ -43,7 +43,7 @@ while [ $SECONDS -lt $end ]; do
 		{ echo "# bench agent-soak: node0's agent ended: $(tail -n 3 "$S/agent0.log")"; exit 1; }
 	sleep 10
 done
-sessions=$("$LAB" exec --name "$NAME" 0 -- "wget -qO- http://127.0.0.1:9851/metrics" 2>/dev/null |
+sessions=$("$LAB" exec --name "$NAME" 0 -- "python3 -c 'import urllib.request as u; print(u.urlopen(\"http://127.0.0.1:9851/metrics\").read().decode())'" 2>/dev/null |
 	awk '/^latsplit_agent_(probes|breakdowns)_total/ { n += $2 } END { print n + 0 }')
 python3 - "$S/rss" "$SLACK" "$MIN" "$sessions" <<'PY'
 import sys
