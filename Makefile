@@ -39,14 +39,15 @@ CFLAGS  ?= -O2 -g
 TOOL_DIRS := tools tools/core tools/sys tools/probe tools/backend tools/cli tools/breakdown
 TOOL_INC := $(addprefix -I$(CURDIR)/,$(TOOL_DIRS))
 ALL_CFLAGS := $(CFLAGS) $(CFLAGS_WARN) -std=gnu11 -D_GNU_SOURCE -I$(CURDIR) $(TOOL_INC) -I$(B)/ebpf -MMD -MP
-LDLIBS  := -libverbs -lrdmacm -lbpf -lelf -lz -lm -lpthread -lcrypto
+# libmicrohttpd: the agent's /metrics endpoint (tools/cli/cmd_agent.c); the core links none of these.
+LDLIBS  := -libverbs -lrdmacm -lbpf -lelf -lz -lm -lpthread -lcrypto -lmicrohttpd
 
 # The core: pure computation (statistics, histograms, the split and the
 # causal attribution, the clock offset, the verdict, the transmission and
 # training models, significance tests, JSON series) with no output of its
 # own: libls-core.a, linked by the CLI, the unit tests and the fuzzers.
 CORE_NAMES := util stats hist split causal verdict model signif jseries jsonr wire \
-	ctr_diff probe_conv names analysis baseline svg compare
+	ctr_diff probe_conv names analysis baseline svg compare agent_sched
 TOOL_SRCS := $(wildcard $(addsuffix /*.c,$(TOOL_DIRS)))
 CORE_SRCS := $(filter $(addprefix %/,$(addsuffix .c,$(CORE_NAMES))),$(TOOL_SRCS))
 CLI_SRCS  := $(filter-out $(CORE_SRCS),$(TOOL_SRCS))
@@ -170,7 +171,8 @@ $(KSFT_HDRS):
 
 # A unit test of the core links libls-core.a alone; the others (the
 # commands' own parts, the OOB protocol, sysfs readers) the CLI's objects too.
-UNIT_CORE := analysis causal compare_stats hist jseries model names probe_limits split svg verdict wire
+UNIT_CORE := agent_sched analysis causal compare_stats hist jseries model names probe_limits split svg \
+	verdict wire
 UNIT_CORE_BINS := $(patsubst %,$(B)/tests/unit/%,$(UNIT_CORE))
 
 $(UNIT_CORE_BINS): $(B)/tests/unit/%: tests/unit/%.c $(CORE_LIB) $(KSFT_HDRS)
@@ -225,7 +227,7 @@ FUZZ_CFLAGS := -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefin
 FUZZ_SHORT_SECS ?= 10
 FUZZ_SECS ?= 600
 
-.PHONY: fuzz-short fuzz-build doc install install-bin install-man install-dkms uninstall
+.PHONY: fuzz-short fuzz-build doc install install-bin install-man install-dkms install-agent uninstall
 
 $(B)/fuzz/tools/%.o: tools/%.c
 	@mkdir -p $(@D)
@@ -273,11 +275,14 @@ PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
 DKMS_SRCDIR ?= /usr/src
-MAIN_SRC := $(filter %/latsplit.c,$(TOOL_SRCS))
+SYSCONFDIR ?= /etc
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+DATADIR ?= $(PREFIX)/share/latsplit
+MAIN_SRC := tools/cli/commands.h
 VERSION ?= $(shell sed -n 's/^\#define LS_VERSION "\(.*\)"/\1/p' $(MAIN_SRC))
 DKMS_DIR := $(DESTDIR)$(DKMS_SRCDIR)/latsplit-$(VERSION)
 
-install: install-bin install-man install-dkms
+install: install-bin install-man install-dkms install-agent
 
 install-bin: $(B)/latsplit
 	install -d $(DESTDIR)$(BINDIR)
@@ -296,7 +301,20 @@ install-dkms:
 	sed 's/@VERSION@/$(VERSION)/' kmod/dkms.conf.in > $(DKMS_DIR)/dkms.conf
 	chmod 0644 $(DKMS_DIR)/dkms.conf
 
+# The agent's systemd unit (paths filled in), a sample peers file beside
+# where the unit reads the real one, and the Prometheus alerting rules.
+install-agent:
+	install -d $(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(SYSCONFDIR)/latsplit $(DESTDIR)$(DATADIR)
+	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+		packaging/latsplit-agent.service.in > $(DESTDIR)$(SYSTEMDUNITDIR)/latsplit-agent.service
+	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/latsplit-agent.service
+	install -m 0644 packaging/peers.sample $(DESTDIR)$(SYSCONFDIR)/latsplit/peers.sample
+	install -m 0644 packaging/latsplit.rules.yml $(DESTDIR)$(DATADIR)/latsplit.rules.yml
+
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/latsplit
+	rm -f $(DESTDIR)$(SYSTEMDUNITDIR)/latsplit-agent.service
+	rm -f $(DESTDIR)$(SYSCONFDIR)/latsplit/peers.sample $(DESTDIR)$(DATADIR)/latsplit.rules.yml
+	-rmdir $(DESTDIR)$(SYSCONFDIR)/latsplit $(DESTDIR)$(DATADIR) 2>/dev/null
 	rm -f $(patsubst $(B)/man/%,$(DESTDIR)$(MANDIR)/man8/%,$(MAN_PAGES))
 	rm -rf $(DKMS_DIR)

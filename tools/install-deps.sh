@@ -23,6 +23,8 @@ PKGS=(
 	# the HTML report's tests: its validator and browser driver come from npm
 	# (tests/web/package-lock.json, `make web-deps`), the browser from Debian
 	nodejs chromium fonts-dejavu-core
+	# the agent's /metrics endpoint (linked by the CLI only)
+	libmicrohttpd-dev
 )
 
 missing=()

@@ -4,8 +4,13 @@
 # version the DKMS tree is named after; every man page is installed, valid
 # groff and found by man(1) through MANPATH; dkms.conf's fields point at
 # files that exist, and the DKMS tree builds latsplit.ko the way dkms would
-# (its MAKE line, against an installed kernel's build tree); nothing lands
-# outside PREFIX and /usr/src; `make uninstall` removes it all again.
+# (its MAKE line, against an installed kernel's build tree); the agent's
+# systemd unit points at the installed binary and the peers file, is
+# hardened (capabilities bounded to the backends', ProtectSystem=strict...)
+# and passes `systemd-analyze verify`; the sample peers file parses as a
+# peers list and the rules pass `promtool check rules`; nothing lands
+# outside PREFIX, /usr/src and /etc/latsplit; `make uninstall` removes it
+# all again.
 . "$(dirname "$0")/../lib.sh"
 command -v groff >/dev/null || skip_all "groff not installed"
 command -v rst2man >/dev/null || skip_all "rst2man not installed (python3-docutils)"
@@ -97,9 +102,51 @@ else
 	fi
 fi
 
-# Nothing outside PREFIX and /usr/src.
-stray=$(cd "$D" && find . -type f | grep -vE "^\./(opt/latsplit-test/(bin|share/man/man8)|usr/src/latsplit-$ver)/")
-[ -z "$stray" ] && ok "nothing installed outside PREFIX and /usr/src" || not_ok "stray files" "$stray"
+# The agent's unit, sample peers file and rules.
+unit=$D$P/lib/systemd/system/latsplit-agent.service
+if [ -f "$unit" ]; then
+	errs=
+	grep -q "^ExecStart=$P/bin/latsplit agent --peers /etc/latsplit/peers --key /etc/latsplit/key " "$unit" ||
+		errs="$errs ExecStart: $(grep ^ExecStart "$unit")"
+	grep -q '^ExecReload=/bin/kill -HUP $MAINPID$' "$unit" || errs="$errs no ExecReload with SIGHUP"
+	for want in "CapabilityBoundingSet=CAP_IPC_LOCK CAP_SYS_ADMIN CAP_BPF CAP_PERFMON" \
+		    NoNewPrivileges=yes ProtectSystem=strict ProtectHome=yes PrivateTmp=yes \
+		    ProtectKernelModules=yes LimitMEMLOCK=infinity; do
+		grep -qx "$want" "$unit" || errs="$errs missing $want"
+	done
+	grep -q @ "$unit" && errs="$errs unfilled @...@ left"
+	[ -z "$errs" ] && ok "the unit runs the installed latsplit with the peers file and key, hardened" ||
+		not_ok "latsplit-agent.service" "$errs"
+	if command -v systemd-analyze >/dev/null; then
+		# verify needs the binary where ExecStart says: point it into DESTDIR
+		sed "s|$P/bin/latsplit|$D$P/bin/latsplit|" "$unit" > "$T/latsplit-agent.service"
+		out=$(MANPATH=$D$P/share/man systemd-analyze verify "$T/latsplit-agent.service" 2>&1) &&
+			ok "systemd-analyze verify accepts latsplit-agent.service" ||
+			not_ok "systemd-analyze verify latsplit-agent.service" "$out"
+	else
+		skip "systemd-analyze verify latsplit-agent.service" "systemd-analyze not installed"
+	fi
+else
+	not_ok "latsplit-agent.service installed in $P/lib/systemd/system" "$(find "$D" -name '*.service')"
+fi
+sample=$D/etc/latsplit/peers.sample
+# the listen address is checked after the peers file is read: a sample
+# that loads gets as far as the bad port
+out=$("$bin" agent --peers "$sample" --self node01 --metrics 127.0.0.1:x --insecure 2>&1)
+[ -f "$sample" ] && grep -q "port 'x' is not" <<<"$out" &&
+	ok "the sample peers file is installed in /etc/latsplit and loads as a peers list" ||
+	not_ok "peers.sample" "$out"
+rules=$D$P/share/latsplit/latsplit.rules.yml
+if command -v promtool >/dev/null; then
+	out=$(promtool check rules "$rules" 2>&1) && ok "the installed rules pass promtool check rules" ||
+		not_ok "promtool check rules $rules" "$out"
+else
+	skip "promtool check rules" "promtool not installed (prometheus)"
+fi
+
+# Nothing outside PREFIX, /usr/src and /etc/latsplit.
+stray=$(cd "$D" && find . -type f | grep -vE "^\./(opt/latsplit-test/(bin|share/man/man8|lib/systemd/system|share/latsplit)|usr/src/latsplit-$ver|etc/latsplit)/")
+[ -z "$stray" ] && ok "nothing installed outside PREFIX, /usr/src and /etc/latsplit" || not_ok "stray files" "$stray"
 
 if out=$(make -s -C "$LS_TOP" uninstall DESTDIR="$D" PREFIX="$P" 2>&1) &&
    [ -z "$(find "$D" -type f)" ]; then

@@ -128,6 +128,8 @@ extern const char *const bd_host_names[2];
 /* What the inferred base floor assumes (text and JSON reports). */
 extern const char *const bd_floor_assumption;
 
+/* cli.c: the agent's breakdown of one peer (argv: `breakdown PEER ...`) */
+int bd_agent_once(int argc, char **argv, struct bd_prom_pair *pp);
 /* session.c */
 int bd_start(struct bd_ctx *x, struct ls_err *err);
 void bd_stop(struct bd_ctx *x);

@@ -449,6 +449,45 @@ static int run_prober(struct bd_cli *c, struct bd_ctx *x)
 	return rc;
 }
 
+/*
+ * Read a breakdown command line into c and x with the defaults and hooks;
+ * 0, or an exit status (LS_OPTS_HELP after the help).
+ */
+static int bd_setup(struct bd_cli *c, struct bd_ctx *x, int argc, char **argv)
+{
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	memset(x, 0, sizeof(*x));
+	ls_probe_opts_init(&c->o);
+	c->o.iters = BD_DEFAULT_ITERS;
+	c->o.sizes[0] = 4;
+	c->o.nsizes = 1;
+	c->backend = "auto";
+	c->ring_kib = BD_DEFAULT_RING_KIB;
+	c->hops = 1;
+	c->sw = LS_SWITCH_SF;
+	c->floor_q = 0.05;
+	c->tail_frac = 0.01;
+	c->preempt_slack_ns = 200000;
+	ls_thresholds_default(&c->thr);
+	rc = parse(c, argc, argv);
+	if (rc)
+		return rc;
+	if (c->o.cpu < 0) {
+		c->o.cpu = sched_getcpu();
+		if (c->o.cpu < 0 || c->o.cpu >= LS_MAX_CPUS)
+			c->o.cpu = 0;
+	}
+	c->o.run_start = bd_on_run_start;
+	c->o.run_end = bd_on_run_end;
+	c->o.finish = bd_on_finish;
+	c->o.session_start = bd_on_session_start;
+	c->o.arg = x;
+	x->c = c;
+	return 0;
+}
+
 /* `latsplit breakdown`: prober with PEER, responder without. */
 int cmd_breakdown(int argc, char **argv)
 {
@@ -456,35 +495,44 @@ int cmd_breakdown(int argc, char **argv)
 	struct bd_ctx x;
 	int rc;
 
-	memset(&c, 0, sizeof(c));
-	memset(&x, 0, sizeof(x));
-	ls_probe_opts_init(&c.o);
-	c.o.iters = BD_DEFAULT_ITERS;
-	c.o.sizes[0] = 4;
-	c.o.nsizes = 1;
-	c.backend = "auto";
-	c.ring_kib = BD_DEFAULT_RING_KIB;
-	c.hops = 1;
-	c.sw = LS_SWITCH_SF;
-	c.floor_q = 0.05;
-	c.tail_frac = 0.01;
-	c.preempt_slack_ns = 200000;
-	ls_thresholds_default(&c.thr);
-	rc = parse(&c, argc, argv);
+	rc = bd_setup(&c, &x, argc, argv);
 	if (rc)
 		return rc == LS_OPTS_HELP ? LS_EXIT_OK : rc;
-	if (c.o.cpu < 0) {
-		c.o.cpu = sched_getcpu();
-		if (c.o.cpu < 0 || c.o.cpu >= LS_MAX_CPUS)
-			c.o.cpu = 0;
-	}
-	c.o.run_start = bd_on_run_start;
-	c.o.run_end = bd_on_run_end;
-	c.o.finish = bd_on_finish;
-	c.o.session_start = bd_on_session_start;
-	c.o.arg = &x;
-	x.c = &c;
 	rc = c.is_prober ? run_prober(&c, &x) : run_responder(&c, &x);
+	bd_ctx_reset(&x);
+	ls_peers_free(&c.plist);
+	return rc;
+}
+
+/*
+ * The agent's breakdown of one peer (tools/cli/cmd_agent.c, in a child of
+ * its own): argv is a prober's `breakdown PEER ...` command line; pp gets
+ * what --prom keeps of the pair, without its statistics list (ctr NULL:
+ * the record crosses a pipe). Returns the exit status; the report goes to
+ * stdout (the agent points it at /dev/null).
+ */
+int bd_agent_once(int argc, char **argv, struct bd_prom_pair *pp)
+{
+	struct ls_bd_base base;
+	struct bd_cli c;
+	struct bd_ctx x;
+	int rc;
+
+	memset(pp, 0, sizeof(*pp));
+	memset(&base, 0, sizeof(base));
+	rc = bd_setup(&c, &x, argc, argv);
+	if (rc)
+		return rc == LS_OPTS_HELP ? LS_EXIT_USAGE : rc;
+	if (!c.is_prober || c.peers) {
+		rc = ls_opts_bad("breakdown", "the agent's breakdown takes one PEER");
+		goto out;
+	}
+	rc = run_pair(&c, &x, &base, NULL, pp);
+	pp->head.ok = rc == LS_EXIT_OK;
+	free(pp->ctr);
+	pp->ctr = NULL;
+	pp->nctr = 0;
+out:
 	bd_ctx_reset(&x);
 	ls_peers_free(&c.plist);
 	return rc;

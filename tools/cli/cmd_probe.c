@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "../include/uapi/latsplit.h"
+#include "agent.h"
 #include "commands.h"
 #include "io.h"
 #include "json.h"
@@ -725,5 +726,50 @@ int cmd_probe(int argc, char **argv)
 	rc = ls_fleet_run(&fc);
 out:
 	ls_peers_free(&c.plist);
+	return rc;
+}
+
+/* The agent's probe of one peer (agent.h), in a child of the agent. */
+int ls_probe_once(int argc, char **argv, struct ls_summary *s, struct ls_err *err)
+{
+	struct probe_cli c = { .samples_fmt = FMT_AUTO };
+	struct ls_probe_result *r;
+	double *v;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	ls_probe_opts_init(&c.o);
+	rc = parse(&c, argc, argv);
+	if (rc) {
+		ls_errcf(err, LS_E_USAGE, "probe: bad options");
+		return rc == LS_OPTS_HELP ? LS_EXIT_USAGE : rc;
+	}
+	if (!c.o.peer || c.peers) {
+		ls_peers_free(&c.plist);
+		ls_errcf(err, LS_E_USAGE, "probe: the agent's probe takes one PEER");
+		return LS_EXIT_USAGE;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		ls_errnof(err, ENOMEM, "probe: result");
+		return LS_EXIT_USAGE;
+	}
+	rc = ls_probe_run_client(&c.o, r, err);
+	if (rc) {
+		rc = ls_exit_status(err, r->nruns && r->runs[0].count);
+		goto out;
+	}
+	v = r->nruns ? latencies(false, r, &r->runs[0]) : NULL;
+	if (r->nruns && r->runs[0].count && !v) {
+		ls_errnof(err, ENOMEM, "probe: %llu samples", (unsigned long long)r->runs[0].count);
+		rc = LS_EXIT_FAIL;
+		goto out;
+	}
+	ls_summarize(v, v ? r->runs[0].count : 0, s);
+	free(v);
+	rc = LS_EXIT_OK;
+out:
+	ls_probe_result_free(r);
+	free(r);
 	return rc;
 }

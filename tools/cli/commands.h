@@ -6,6 +6,10 @@
 #ifndef LS_COMMANDS_H
 #define LS_COMMANDS_H
 
+#ifndef LS_VERSION
+#define LS_VERSION "0.1"
+#endif
+
 struct ls_command {
 	const char *name;
 	int (*run)(int argc, char **argv);	/* argv[0] is the command name */
@@ -21,5 +25,6 @@ int cmd_irq(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_agent(int argc, char **argv);
 
 #endif /* LS_COMMANDS_H */

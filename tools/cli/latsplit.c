@@ -9,10 +9,6 @@
 #include "json.h"
 #include "util.h"
 
-#ifndef LS_VERSION
-#define LS_VERSION "0.1"
-#endif
-
 /* The subcommands, in the order `latsplit --help` lists them. */
 static const struct ls_command commands[] = {
 	{ "breakdown",	cmd_breakdown,	"probe + kernel + counters -> transmission/queuing/processing split" },
@@ -23,6 +19,7 @@ static const struct ls_command commands[] = {
 	{ "compare",	cmd_compare,	"A/B comparison of two JSON results with significance; exit 1 on regression" },
 	{ "report",	cmd_report,	"one self-contained HTML report (inline SVG plots) of JSON results" },
 	{ "model",	cmd_model,	"training impact (AllReduce T_sync, utilization) of a latency" },
+	{ "agent",	cmd_agent,	"always-on per-node responder + prober with a Prometheus /metrics endpoint" },
 	{ "version",	cmd_version,	"print version and ABI/schema versions" },
 };
 

@@ -88,6 +88,16 @@ int ls_prom_open(struct ls_prom *p, const char *path, bool openmetrics,
 	return 0;
 }
 
+/* Start a document on an open stream (a memory buffer): not atomic, not closed. */
+int ls_prom_open_fp(struct ls_prom *p, FILE *fp, bool openmetrics)
+{
+	memset(p, 0, sizeof(*p));
+	p->openmetrics = openmetrics;
+	p->fp = fp;
+	p->to_stdout = true;
+	return 0;
+}
+
 /* Remember that the open family is finished. */
 static int close_family(struct ls_prom *p, struct ls_err *err)
 {
@@ -242,8 +252,9 @@ int ls_prom_commit(struct ls_prom *p, struct ls_err *err)
 	if (p->openmetrics)
 		fputs("# EOF\n", p->fp);
 	if (p->to_stdout) {
-		if (fflush(stdout) || ferror(stdout))
-			return ls_errf(err, "prom: write to stdout failed");
+		if (fflush(p->fp) || ferror(p->fp))
+			return ls_errf(err, "prom: write to %s failed",
+				       p->fp == stdout ? "stdout" : "the stream");
 		return 0;
 	}
 	return ls_afile_commit(&p->af, err);

@@ -44,7 +44,7 @@ struct ls_prom_pair {
 struct ls_prom {
 	struct ls_afile af;
 	FILE *fp;
-	bool to_stdout;
+	bool to_stdout;			/* stdout or a caller's stream: not atomic */
 	bool openmetrics;
 	enum ls_prom_type type;		/* of the open family */
 	char family[128];		/* the open family ("" = none) */
@@ -56,6 +56,8 @@ struct ls_prom {
 /* Start a document at path ("-" = stdout, not atomic). */
 int ls_prom_open(struct ls_prom *p, const char *path, bool openmetrics,
 		 struct ls_err *err);
+/* Start a document on an open stream fp (a memory buffer): commit flushes it, nothing is closed. */
+int ls_prom_open_fp(struct ls_prom *p, FILE *fp, bool openmetrics);
 /* Start a metric family: writes # HELP and # TYPE. */
 int ls_prom_family(struct ls_prom *p, const char *name, enum ls_prom_type type,
 		   const char *help, struct ls_err *err);

@@ -27,6 +27,7 @@ enum ls_err_code {
 	LS_E_DEVICE,		/* the RDMA device or its port is missing or refused */
 	LS_E_PEER,		/* the peer failed, timed out or hung up */
 	LS_E_PEER_PROTO,	/* the peer speaks another protocol or runs another command */
+	LS_E_PEER_BUSY,		/* the responder is serving another prober: try again later */
 };
 
 struct ls_err {

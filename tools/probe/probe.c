@@ -2,6 +2,8 @@
 /* The verbs latency probe engine: RC ping-pong / READ between prober and responder (the sessions). */
 #include "probe_int.h"
 
+#include <errno.h>
+
 /* The smaller of two. */
 static uint64_t min_u64(uint64_t a, uint64_t b)
 {
@@ -437,7 +439,8 @@ static int peer_reason(struct probe *p, struct ls_err *err)
 	rc = m.hdr.type == LS_OOB_ERROR && !ls_oob_error_parse(m.payload, m.hdr.length, &oe, &e);
 	free(m.payload);
 	if (rc)
-		ls_errcf(err, LS_E_PEER, "peer %s reported: %s", p->oob.peer, oe.text);
+		ls_errcf(err, oe.code == EBUSY ? LS_E_PEER_BUSY : LS_E_PEER,
+			 "peer %s reported: %s", p->oob.peer, oe.text);
 	return -1;
 }
 

@@ -1,0 +1,289 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# `latsplit agent` on both lab nodes, scraped by a real Prometheus server
+# (Debian's prometheus) on the host through the lab's --hostfwd port (a
+# restricted user-network NIC per node: the host reaches each guest's
+# /metrics port on 127.0.0.1). The test boots a lab of its own with that
+# NIC (the suite's lab has none) and asks Prometheus' HTTP API:
+#   - both targets are up (up == 1), each node has a non-empty one-way
+#     latency series for its peer, and /metrics answers 404 elsewhere;
+#   - a fault on the wire: every RDMA WRITE frame node0 -> node1 held a
+#     time drawn uniformly from 0..2J (node0 probes with WRITE, so its
+#     one-way time grows by a median J/2; node1 probes with READ, whose
+#     requests go node1 -> node0 and whose answers are READ responses, so
+#     nothing of its own is held; and the two never share the wire's queue:
+#     the fleet's list has a third host, 192.0.2.3, that does not exist, so
+#     the schedule puts node0 -> node1 and node1 -> node0 in alternate
+#     slots, the other slot of each going to the absent host). A varying hold, not a constant one: a
+#     delay every sample pays lands in the breakdown's inferred base floor
+#     (Documentation/methodology.rst), not in queuing. Within two scrape
+#     intervals after a breakdown that ran wholly under the fault, node0's
+#     queuing p50 series is more than 0.5 x J/2 above its own pre-fault
+#     median and node1's is not (relations, never absolute microseconds);
+#   - robustness: a peer whose agent stops is reported down (peer_up 0,
+#     failures counted) and up again once it returns; a changed peers file
+#     is taken on SIGHUP (a new host appears, the old one keeps its
+#     counters) and a bad one keeps the list (reload counted as failed);
+#     SIGTERM while a session is in flight ends the agent with status 0
+#     within its grace, leaves no latsplit process behind and closes the
+#     /metrics port.
+# lab-kernels: 6.1
+# lab-smp: 1
+. "$(dirname "$0")/../lib.sh"
+
+command -v prometheus >/dev/null || skip_all "prometheus not installed (make deps)"
+command -v python3 >/dev/null || skip_all "python3 not installed (make deps)"
+[ -x "$LS_BIN" ] || skip_all "build/latsplit not built (make tools)"
+plan_none
+
+B=$LS_BIN
+GPORT=9851		# the agents' /metrics port in the guests
+SCRAPE=2		# s
+J_US=${AGENT_JITTER_US:-2000}
+SLOT=${AGENT_SLOT:-5s}
+OWN=agent-$$
+H=$(mktemp -d)
+PROM_PID=
+
+cleanup() {
+	[ -z "$PROM_PID" ] || kill "$PROM_PID" 2>/dev/null
+	[ -z "$PROM_PID" ] || wait "$PROM_PID" 2>/dev/null
+	"$LS_LAB" down --name "$OWN" >/dev/null 2>&1
+	rm -rf "$H"
+}
+trap cleanup EXIT
+
+# Our own lab, with the host-forwarded port.
+if ! out=$("$LS_LAB" up --name "$OWN" --kver "${LS_KVER_SHORT:-6.1}" --smp 1 --hostfwd "$GPORT" 2>&1); then
+	not_ok "lab up --hostfwd $GPORT" "$out"
+	done_testing
+fi
+LAB_NAME=$OWN
+S=$(lab_shared)
+HP0=$("$LS_LAB" info --name "$OWN" hostfwd | awk '$1 == "node0" { print $2 }')
+HP1=$("$LS_LAB" info --name "$OWN" hostfwd | awk '$1 == "node1" { print $2 }')
+ok "lab up with --hostfwd: node0's /metrics on 127.0.0.1:$HP0, node1's on 127.0.0.1:$HP1"
+for n in 0 1; do
+	# the forwarded NIC is the one with the lab's 52:54:00:4c:54:0N address
+	lab_exec "$n" "for i in /sys/class/net/*; do [ \"\$(cat \$i/address)\" = 52:54:00:4c:54:0$n ] || continue;
+		ip link set \${i##*/} up && ip addr add 10.0.2.15/24 dev \${i##*/}; done" >/dev/null
+done
+ko=$LS_TOP/build/kmod/$(lab_kver)/kmod/latsplit.ko
+if [ -r "$ko" ]; then
+	lab_exec 0 "insmod $ko" >/dev/null 2>&1
+	lab_exec 1 "insmod $ko" >/dev/null 2>&1
+fi
+
+# 192.0.2.3 is absent: node0 and node1 probe each other in alternate slots
+printf '# the lab fleet\n192.0.2.1\n192.0.2.2\n192.0.2.3\n' > "$S/peers0"
+cp "$S/peers0" "$S/peers1"
+# start_agent NODE VERB: the agent in guest NODE; its log in $S/agentN.log,
+# its pid in $S/agentN.pid and, once it ended, its exit status in $S/agentN.rc.
+start_agent() {
+	rm -f "$S/agent$1.rc" "$S/agent$1.pid"
+	lab_bg "$1" "cd $S && ( $B agent --peers $S/peers$1 --self 192.0.2.$(($1 + 1)) --metrics 10.0.2.15:$GPORT \
+		--insecure --slot $SLOT --breakdown-every 2 -n 100 --verb $2 --max-sessions 2 >> $S/agent$1.log 2>&1 & echo \$! > $S/agent$1.pid;
+		wait \$!; echo \$? > $S/agent$1.rc )" >/dev/null
+}
+start_agent 0 write
+start_agent 1 read
+
+# metric HOSTPORT NAME LABELS: the value of one sample of an agent's page, straight from it.
+metric() {
+	python3 - "$@" <<'EOF'
+import re, sys, urllib.request
+port, name, labels = sys.argv[1], sys.argv[2], sys.argv[3]
+page = urllib.request.urlopen("http://127.0.0.1:%s/metrics" % port, timeout=5).read().decode()
+for line in page.splitlines():
+    if line.startswith(name + "{" + labels + "}") or line.startswith(name + " ") and not labels:
+        print(line.rsplit(" ", 1)[1]); sys.exit(0)
+sys.exit(1)
+EOF
+}
+# wait_for SECONDS CMD...: poll CMD once a second until it succeeds.
+wait_for() {
+	local t=$1; shift
+	for _ in $(seq "$t"); do "$@" >/dev/null 2>&1 && return 0; sleep 1; done
+	return 1
+}
+# at_least HOSTPORT NAME LABELS V: the sample is >= V.
+at_least() { local v; v=$(metric "$1" "$2" "$3") && python3 -c "import sys; sys.exit(not float('$v') >= float('$4'))"; }
+
+if wait_for 120 at_least "$HP0" latsplit_agent_probes_total 'peer="192.0.2.2"' 1 &&
+   wait_for 60 at_least "$HP1" latsplit_agent_probes_total 'peer="192.0.2.1"' 1; then
+	ok "both agents serve /metrics through the forwarded port and probed their peer"
+else
+	not_ok "agents up" "$(cat "$S/agent0.log" "$S/agent1.log" 2>&1 | tail -n 30)"
+	done_testing
+fi
+code=$(python3 -c "
+import urllib.request, urllib.error
+try: urllib.request.urlopen('http://127.0.0.1:$HP0/other', timeout=5); print(200)
+except urllib.error.HTTPError as e: print(e.code)")
+[ "$code" = 404 ] && ok "/other is 404" || not_ok "/other" "HTTP $code"
+
+# Prometheus on the host, scraping both.
+PP=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+cat > "$H/prometheus.yml" <<EOF
+global:
+  scrape_interval: ${SCRAPE}s
+  evaluation_interval: ${SCRAPE}s
+scrape_configs:
+  - job_name: latsplit
+    static_configs:
+      - targets: ['127.0.0.1:$HP0']
+        labels: { node: node0 }
+      - targets: ['127.0.0.1:$HP1']
+        labels: { node: node1 }
+EOF
+prometheus --config.file="$H/prometheus.yml" --storage.tsdb.path="$H/tsdb" \
+	--web.listen-address="127.0.0.1:$PP" > "$H/prometheus.log" 2>&1 &
+PROM_PID=$!
+
+# q EXPR: an instant query; one "node peer value" line per series.
+q() {
+	python3 - "$PP" "$1" <<'EOF'
+import json, sys, urllib.parse, urllib.request
+u = "http://127.0.0.1:%s/api/v1/query?query=%s" % (sys.argv[1], urllib.parse.quote(sys.argv[2]))
+r = json.load(urllib.request.urlopen(u, timeout=10))
+assert r["status"] == "success", r
+for s in r["data"]["result"]:
+    print(s["metric"].get("node", "-"), s["metric"].get("peer", "-"), s["value"][1])
+EOF
+}
+# q_has EXPR N: the query returns N series at least.
+q_has() { [ "$(q "$1" | wc -l)" -ge "$2" ]; }
+
+if wait_for 60 q_has 'up{job="latsplit"} == 1' 2; then
+	ok "Prometheus scrapes both agents: up == 1 for node0 and node1"
+else
+	not_ok "up" "$(q 'up' 2>&1)" "$(tail -n 20 "$H/prometheus.log")"
+	done_testing
+fi
+diag "$(q 'up{job="latsplit"}')"
+if wait_for 60 q_has 'latsplit_agent_oneway_seconds{quantile="0.5",node="node0",peer="192.0.2.2"} > 0' 1 &&
+   wait_for 60 q_has 'latsplit_agent_oneway_seconds{quantile="0.5",node="node1",peer="192.0.2.1"} > 0' 1; then
+	ok "each node has a non-empty one-way latency series for its peer"
+	diag "$(q 'latsplit_agent_oneway_seconds{quantile="0.5"}')"
+else
+	not_ok "one-way series" "$(q 'latsplit_agent_oneway_seconds' 2>&1)"
+fi
+check "the breakdown series carry the verdict as labels" \
+	wait_for 60 q_has 'latsplit_breakdown_level{node="node0",next_layer!="",dominant_p50!=""}' 1
+
+# The fault: node0 -> node1 WRITE frames held 0..2J. First the baseline.
+BDQ='latsplit_breakdown_seconds{part="queuing",quantile="0.5"}'
+bd_count() { metric "$1" latsplit_agent_breakdowns_total "peer=\"$2\""; }
+# history NODE: the queuing p50 series' distinct values over the last 5 min (diagnostics)
+history() {
+	python3 - "$PP" "latsplit_breakdown_seconds{part=\"queuing\",quantile=\"0.5\",node=\"$1\"}[5m]" <<'EOF'
+import json, sys, urllib.parse, urllib.request
+u = "http://127.0.0.1:%s/api/v1/query?query=%s" % (sys.argv[1], urllib.parse.quote(sys.argv[2]))
+r = json.load(urllib.request.urlopen(u, timeout=10))
+for s in r["data"]["result"]:
+    v = [x[1] for x in s["values"]]
+    print(" ".join("%.0f" % (float(x) * 1e6) for i, x in enumerate(v) if i == 0 or v[i - 1] != x), "us")
+EOF
+}
+# the baseline: the median of the last minute, after the first breakdowns (the first ones run cold)
+wait_for 150 at_least "$HP0" latsplit_agent_breakdowns_total 'peer="192.0.2.2"' 5 ||
+	diag "fewer than 5 breakdowns before the fault"
+diag "queuing p50 before the fault: node0 $(history node0); node1 $(history node1)"
+base=$(q "quantile_over_time(0.5, ${BDQ}[1m])")
+diag "pre-fault queuing p50 medians (node peer s): $base"
+wire() { "$LS_LAB" wire --name "$OWN" "$@"; }
+if ! out=$(wire rule ab 0 roce=1 op=req delay=$((J_US * 1000)) jitter=$((J_US * 1000)) 2>&1); then
+	not_ok "wire rule" "$out"
+	done_testing
+fi
+# a breakdown that ran wholly under the fault: the count grows by 2
+c0=$(bd_count "$HP0" 192.0.2.2)
+wait_for 150 at_least "$HP0" latsplit_agent_breakdowns_total 'peer="192.0.2.2"' $((c0 + 2))
+c1=$(bd_count "$HP1" 192.0.2.1)
+wait_for 60 at_least "$HP1" latsplit_agent_breakdowns_total 'peer="192.0.2.1"' $((c1 + 1))
+sleep $((2 * SCRAPE))
+after=$(q "$BDQ")
+wire norule ab >/dev/null
+diag "queuing p50 through the fault: node0 $(history node0); node1 $(history node1)"
+diag "under the fault (node peer s): $after"
+# rise NODE: this node's queuing p50 now minus its pre-fault median, in s
+rise() {
+	python3 - "$1" "$base" "$after" <<'EOF'
+import sys
+node, base, after = sys.argv[1], sys.argv[2], sys.argv[3]
+val = lambda t: {l.split()[0]: float(l.split()[2]) for l in t.splitlines() if l.strip()}
+b, a = val(base), val(after)
+print(a[node] - b[node])
+EOF
+}
+r0=$(rise node0) r1=$(rise node1)
+half=$(python3 -c "print($J_US * 1e-6 / 2)")
+diag "queuing rise: node0 $r0 s, node1 $r1 s; the held one-way median J/2 = $half s"
+check "node0 (its WRITEs held 0..$((2 * J_US)) us): queuing p50 rose by more than 0.5 x J/2 within 2 scrapes" \
+	python3 -c "import sys; sys.exit(not $r0 > 0.5 * $half)"
+check "node1 (nothing of its own held): queuing p50 rose by less than 0.5 x J/2" \
+	python3 -c "import sys; sys.exit(not $r1 < 0.5 * $half)"
+
+# A peer that disappears and returns.
+f0=$(metric "$HP0" latsplit_agent_probe_failures_total 'peer="192.0.2.2"')
+lab_exec 1 "kill -TERM \$(cat $S/agent1.pid)"
+wait_for 30 test -s "$S/agent1.rc"
+if wait_for 60 at_least "$HP0" latsplit_agent_probe_failures_total 'peer="192.0.2.2"' $((f0 + 1)) &&
+   [ "$(metric "$HP0" latsplit_agent_peer_up 'peer="192.0.2.2"')" = 0 ]; then
+	ok "node1's agent stopped: node0 reports it down (peer_up 0, failures counted)"
+else
+	not_ok "peer down" "$(tail -n 5 "$S/agent0.log")"
+fi
+grep -q "peer 192.0.2.2 down" "$S/agent0.log" && ok "node0 logged the peer going down once" ||
+	not_ok "down logged" "$(tail -n 5 "$S/agent0.log")"
+start_agent 1 read
+if wait_for 90 at_least "$HP0" latsplit_agent_peer_up 'peer="192.0.2.2"' 1; then
+	ok "node1's agent is back: node0 reports it up again"
+else
+	not_ok "peer up again" "$(tail -n 5 "$S/agent0.log")"
+fi
+
+# The peers file changes: a host added, then a bad file.
+p0=$(metric "$HP0" latsplit_agent_probes_total 'peer="192.0.2.2"')
+printf '192.0.2.1\n192.0.2.2\n192.0.2.3\n192.0.2.77\n' > "$S/peers0.new" && mv "$S/peers0.new" "$S/peers0"
+lab_exec 0 "kill -HUP \$(cat $S/agent0.pid)"
+if wait_for 20 at_least "$HP0" latsplit_agent_peers '' 3 &&
+   wait_for 60 at_least "$HP0" latsplit_agent_probe_failures_total 'peer="192.0.2.77"' 1 &&
+   at_least "$HP0" latsplit_agent_probes_total 'peer="192.0.2.2"' "$p0"; then
+	ok "SIGHUP takes the new list: 192.0.2.77 is probed (and fails), 192.0.2.2 keeps its counters"
+else
+	not_ok "reload" "$(tail -n 5 "$S/agent0.log")"
+fi
+printf '192.0.2.1\nnot a host\n' > "$S/peers0.new" && mv "$S/peers0.new" "$S/peers0"
+lab_exec 0 "kill -HUP \$(cat $S/agent0.pid)"
+if wait_for 20 at_least "$HP0" latsplit_agent_peers_reloads_total 'result="failed"' 1 &&
+   [ "$(metric "$HP0" latsplit_agent_peers '')" = 3 ] &&
+   grep -q "keeping the 3 peers of the old list" "$S/agent0.log"; then
+	ok "a bad peers file keeps the old list, says why, counts the failed reload"
+else
+	not_ok "bad reload" "$(tail -n 5 "$S/agent0.log")"
+fi
+
+# SIGTERM with a session in flight: the agent has 2 responders and a session child.
+inflight() { lab_exec 0 "p=\$(cat $S/agent0.pid); [ \$(cat /proc/\$p/task/\$p/children | wc -w) -ge 3 ]"; }
+if wait_for 60 inflight; then
+	lab_exec 0 "kill -TERM \$(cat $S/agent0.pid)"
+	if wait_for 15 test -s "$S/agent0.rc" && [ "$(cat "$S/agent0.rc")" = 0 ]; then
+		ok "SIGTERM with a session in flight: exit status 0 within the grace"
+	else
+		not_ok "SIGTERM exit" "rc=$(cat "$S/agent0.rc" 2>&1)" "$(tail -n 5 "$S/agent0.log")"
+	fi
+	left=$(lab_exec 0 "ps -eo comm | grep -c '^latsplit' || true")
+	[ "$left" = 0 ] && ok "no latsplit process left on node0" || not_ok "processes left" "$left"
+	tail -n 1 "$S/agent0.log" | grep -q "latsplit agent: stopped" && ok "its log ends with 'stopped'" ||
+		not_ok "log end" "$(tail -n 3 "$S/agent0.log")"
+	metric "$HP0" latsplit_agent_peers '' >/dev/null 2>&1 && not_ok "/metrics closed" "still answers" ||
+		ok "/metrics is closed"
+else
+	not_ok "a session in flight" "no session child seen in 60 s"
+fi
+lab_exec 1 "kill -TERM \$(cat $S/agent1.pid)" >/dev/null
+wait_for 15 test -s "$S/agent1.rc"
+[ "$(cat "$S/agent1.rc" 2>/dev/null)" = 0 ] && ok "node1's agent stops with status 0" ||
+	not_ok "node1 stop" "$(tail -n 5 "$S/agent1.log")"
+done_testing

@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The agent's per-peer state and its /metrics page (Prometheus text 0.0.4). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../include/uapi/latsplit.h"
+#include "agent.h"
+#include "prom.h"
+
+/* The peers of a new list, keeping the records of hosts that stay. */
+int ls_agent_peers_merge(const struct ls_agent_peer *old, size_t nold,
+			 char *const *names, size_t n, struct ls_agent_peer **out,
+			 struct ls_err *err)
+{
+	struct ls_agent_peer *p;
+
+	*out = NULL;
+	p = calloc(n ? n : 1, sizeof(*p));
+	if (!p)
+		return ls_errnof(err, ENOMEM, "agent: state of %zu peers", n);
+	for (size_t i = 0; i < n; i++) {
+		size_t k;
+
+		for (k = 0; k < nold && strcmp(old[k].name, names[i]); k++)
+			;
+		if (k < nold)
+			p[i] = old[k];
+		else
+			snprintf(p[i].name, sizeof(p[i].name), "%s", names[i]);
+	}
+	*out = p;
+	return 0;
+}
+
+/* Which per-peer counter a family shows. */
+enum peer_ctr { CTR_PROBES, CTR_FAILURES, CTR_BUSY, CTR_BD, CTR_BD_FAILURES };
+
+/* Peer p's counter c. */
+static uint64_t peer_ctr(const struct ls_agent_peer *p, enum peer_ctr c)
+{
+	switch (c) {
+	case CTR_PROBES:
+		return p->probes;
+	case CTR_FAILURES:
+		return p->failures;
+	case CTR_BUSY:
+		return p->busy;
+	case CTR_BD:
+		return p->breakdowns;
+	default:
+		return p->bd_failures;
+	}
+}
+
+/* The per-peer counter families. */
+static const struct {
+	const char *name, *help;
+	enum peer_ctr c;
+} peer_ctrs[] = {
+	{ "latsplit_agent_probes_total", "Probe sessions the agent started with the peer.",
+	  CTR_PROBES },
+	{ "latsplit_agent_probe_failures_total",
+	  "Probe sessions with the peer that failed (refusals for busy not counted).",
+	  CTR_FAILURES },
+	{ "latsplit_agent_probe_busy_total",
+	  "Probe sessions the peer refused because it was serving another prober.", CTR_BUSY },
+	{ "latsplit_agent_breakdowns_total", "Kernel-recorded breakdowns run with the peer.",
+	  CTR_BD },
+	{ "latsplit_agent_breakdown_failures_total",
+	  "Kernel-recorded breakdowns with the peer that failed.", CTR_BD_FAILURES },
+};
+
+/* One family with one sample per peer: a counter (c >= 0) or a gauge of fig. */
+static int per_peer(struct ls_prom *pr, const struct ls_agent_peer *p, size_t n,
+		    const char *name, enum ls_prom_type type, const char *help, int c,
+		    struct ls_err *err)
+{
+	struct ls_prom_label l;
+
+	if (ls_prom_family(pr, name, type, help, err))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		double v;
+
+		l = (struct ls_prom_label){ "peer", p[i].name };
+		if (c >= 0)
+			v = (double)peer_ctr(&p[i], c);
+		else if (!p[i].probed)
+			continue;
+		else
+			v = c == -1 ? (double)p[i].up : p[i].last_ts;
+		if (ls_prom_sample(pr, NULL, &l, 1, v, err))
+			return -1;
+	}
+	return 0;
+}
+
+/* The agent's own families: build info, peers, schedule and reload counters. */
+static int agent_families(struct ls_prom *pr, size_t n, const struct ls_agent_stats *st,
+			  struct ls_err *err)
+{
+	struct ls_prom_label l[2];
+	char abi[16];
+
+	snprintf(abi, sizeof(abi), "%d", LATSPLIT_ABI_VERSION);
+	l[0] = (struct ls_prom_label){ "version", st->version ? st->version : "unknown" };
+	l[1] = (struct ls_prom_label){ "abi", abi };
+	if (ls_prom_family(pr, "latsplit_agent_build_info", LS_PROM_GAUGE,
+			   "The agent's latsplit version and kernel ABI version; always 1.", err) ||
+	    ls_prom_sample(pr, NULL, l, 2, 1, err))
+		return -1;
+	if (ls_prom_family(pr, "latsplit_agent_peers", LS_PROM_GAUGE,
+			   "Peers in the agent's peers file (itself excluded).", err) ||
+	    ls_prom_sample(pr, NULL, NULL, 0, (double)n, err))
+		return -1;
+	if (ls_prom_family(pr, "latsplit_agent_skipped_slots_total", LS_PROM_COUNTER,
+			   "Schedule slots skipped because --max-sessions sessions were in flight.",
+			   err) ||
+	    ls_prom_sample(pr, NULL, NULL, 0, (double)st->skipped, err))
+		return -1;
+	if (ls_prom_family(pr, "latsplit_agent_responder_restarts_total", LS_PROM_COUNTER,
+			   "Responder processes of the agent that ended with a failure and were restarted.",
+			   err) ||
+	    ls_prom_sample(pr, NULL, NULL, 0, (double)st->responder_restarts, err))
+		return -1;
+	if (ls_prom_family(pr, "latsplit_agent_peers_reloads_total", LS_PROM_COUNTER,
+			   "Re-reads of the peers file on SIGHUP, by result (failed: the old list is kept).",
+			   err))
+		return -1;
+	l[0] = (struct ls_prom_label){ "result", "ok" };
+	if (ls_prom_sample(pr, NULL, l, 1, (double)(st->reloads - st->reload_failures), err))
+		return -1;
+	l[0] = (struct ls_prom_label){ "result", "failed" };
+	return ls_prom_sample(pr, NULL, l, 1, (double)st->reload_failures, err);
+}
+
+/* The probes' families: liveness, one-way summary, last time, counters. */
+static int probe_families(struct ls_prom *pr, const struct ls_agent_peer *p, size_t n,
+			  struct ls_err *err)
+{
+	struct ls_prom_label l;
+
+	if (per_peer(pr, p, n, "latsplit_agent_peer_up", LS_PROM_GAUGE,
+		     "1 when the last finished probe of the peer measured to the end, 0 when it failed; absent before the first.",
+		     -1, err))
+		return -1;
+	if (ls_prom_family(pr, "latsplit_agent_oneway_seconds", LS_PROM_SUMMARY,
+			   "One-way RDMA latency to the peer in the agent's last probe of it (RTT/2).",
+			   err))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (!p[i].probed || !p[i].up || !p[i].oneway.count)
+			continue;
+		l = (struct ls_prom_label){ "peer", p[i].name };
+		if (ls_prom_summary(pr, &l, 1, &p[i].oneway, err))
+			return -1;
+	}
+	if (per_peer(pr, p, n, "latsplit_agent_last_probe_timestamp_seconds", LS_PROM_GAUGE,
+		     "When the agent's last probe of the peer ended, Unix time.", -2, err))
+		return -1;
+	for (size_t f = 0; f < ARRAY_SIZE(peer_ctrs); f++)
+		if (per_peer(pr, p, n, peer_ctrs[f].name, LS_PROM_COUNTER, peer_ctrs[f].help,
+			     (int)peer_ctrs[f].c, err))
+			return -1;
+	return 0;
+}
+
+/* The last breakdowns, as `breakdown --prom` writes them (latsplit_breakdown_*). */
+static int bd_families(struct ls_prom *pr, const struct ls_agent_peer *p, size_t n,
+		       struct ls_err *err)
+{
+	struct bd_prom_pair *pp;
+	size_t k = 0;
+	int rc;
+
+	pp = calloc(n ? n : 1, sizeof(*pp));
+	if (!pp)
+		return ls_errnof(err, ENOMEM, "agent: breakdown records of %zu peers", n);
+	for (size_t i = 0; i < n; i++) {
+		if (!p[i].have_bd)
+			continue;
+		pp[k] = p[i].bd;
+		pp[k].ctr = NULL;
+		pp[k].nctr = 0;
+		snprintf(pp[k].head.peer, sizeof(pp[k].head.peer), "%s", p[i].name);
+		k++;
+	}
+	rc = bd_write_prom(pr, pp, k, err);
+	free(pp);
+	return rc;
+}
+
+/* Write the /metrics page. */
+int ls_agent_render(FILE *fp, const struct ls_agent_peer *p, size_t n,
+		    const struct ls_agent_stats *st, struct ls_err *err)
+{
+	struct ls_prom pr;
+	int err_rc;
+
+	ls_prom_open_fp(&pr, fp, false);
+	err_rc = agent_families(&pr, n, st, err);
+	if (!err_rc)
+		err_rc = probe_families(&pr, p, n, err);
+	if (!err_rc)
+		err_rc = bd_families(&pr, p, n, err);
+	if (err_rc) {
+		ls_prom_abort(&pr);
+		return -1;
+	}
+	return ls_prom_commit(&pr, err);
+}
+
+/* Render into a malloc'd buffer. */
+int ls_agent_render_buf(const struct ls_agent_peer *p, size_t n,
+			const struct ls_agent_stats *st, char **buf, size_t *len,
+			struct ls_err *err)
+{
+	FILE *fp;
+	int rc;
+
+	*buf = NULL;
+	*len = 0;
+	fp = open_memstream(buf, len);
+	if (!fp)
+		return ls_errnof(err, errno, "agent: /metrics buffer");
+	rc = ls_agent_render(fp, p, n, st, err);
+	if (fclose(fp) && !rc)
+		rc = ls_errnof(err, errno, "agent: /metrics buffer");
+	if (rc) {
+		free(*buf);
+		*buf = NULL;
+		*len = 0;
+	}
+	return rc;
+}
