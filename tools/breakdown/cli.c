@@ -527,7 +527,7 @@ int bd_agent_once(int argc, char **argv, struct bd_prom_pair *pp)
 		rc = ls_opts_bad("breakdown", "the agent's breakdown takes one PEER");
 		goto out;
 	}
-	rc = run_pair(&c, &x, &base, NULL, pp);
+	rc = run_pair(&c, &x, &base, NULL, NULL, pp);
 	pp->head.ok = rc == LS_EXIT_OK;
 	free(pp->ctr);
 	pp->ctr = NULL;
