@@ -107,9 +107,10 @@ def judge(a):
             continue
         s["truth"] = sum(paired.num(f["depart_ns"]) - paired.num(f["arrive_ns"])
                          for f in (fr, fa)) / div
+        s["host"] = s["total"] - s["truth"]    # what the hosts themselves took
         s["ce"] = int(fr["ecn_out"]) == 3
         blocks[k].append(s)
-    keys = ("total", "queuing", "processing", "transmission", "truth")
+    keys = ("total", "queuing", "processing", "transmission", "truth", "host")
     cyc = []          # per cycle: {state: {key: median}}
     for k in range(0, len(sw) - 2, 3):
         c = {}
