@@ -6,8 +6,8 @@
 # marked DSCP 26 / ECT(0) (--tclass 106), over a 1 Gb/s wire with
 # strict-priority classes and ECN marking above 100 kB, in three phases:
 #   1. healthy: the probe alone;
-#   2. congested: a storage flow (two 256 KiB blocks always outstanding
-#      node0 -> node1) shares the probe's queue;
+#   2. congested: a storage flow (one block of 0.3-5.7 MB, 3 MB on average,
+#      always outstanding node0 -> node1) shares the probe's queue;
 #   3. fixed: the storage flow moved to its own, lower-priority class.
 # Each phase's JSON (for `latsplit compare`) and HTML report (latsplit
 # breakdown --report) are kept in DEMO_DIR (default build/demo); the last
@@ -20,7 +20,7 @@ KVER=${KVER:-6.1}
 ITERS=${DEMO_ITERS:-1000}
 OUT=${DEMO_DIR:-$TOP/build/demo}
 NAME=demo-$$
-FLOW="block=262144 depth=2 frame=1500"
+FLOW="block=3000000 depth=1 frame=1500 spread=90"
 
 cleanup() { "$LAB" down --name "$NAME" >/dev/null 2>&1 || true; }
 trap cleanup EXIT
