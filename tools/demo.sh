@@ -37,7 +37,8 @@ SH=$("$LAB" shared --name "$NAME")
 wire() { "$LAB" wire --name "$NAME" "$@" >/dev/null; }
 echo "== the wire: 1 Gb/s each way, strict priority, ECN (CE) above 100 kB in class 0"
 wire link both rate=1000000000
-wire class ab 0 ecn=100000
+wire class ab 0 limit=16000000 ecn=100000	# room for the storage flow's largest block
+wire class ab 1 limit=16000000
 
 # phase NAME [BASELINE]: one breakdown node0 -> node1, its JSON kept in $OUT.
 phase() {
