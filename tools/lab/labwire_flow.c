@@ -68,20 +68,13 @@ void flow_issue(struct dir *d, uint64_t t)
 	if (!d->rate)	/* without a rate blocks would leave at once, forever */
 		fl->on = false;
 	while (fl->on && fl->outstanding < fl->depth) {
-		uint8_t *buf;
-		uint32_t cap;
-
 		idx = slot_get(d, 0, &why);
 		if (idx < 0) {
 			fl->dropped++;
 			return;
 		}
 		f = &d->slots[idx];
-		buf = f->buf;
-		cap = f->cap;
-		memset(f, 0, sizeof(*f));
-		f->buf = buf;
-		f->cap = cap;
+		slot_fill(f, &(struct frame){ 0 });
 		bytes = flow_block(fl);
 		f->pn = flow_nfr(fl, bytes);
 		f->plen = fl->frame;

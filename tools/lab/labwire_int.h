@@ -224,6 +224,8 @@ void dir_rx(struct dir *d);
 void dir_reset(struct dir *d);
 /* Take a free slot with room for len bytes: its index, or -1 with *why set. */
 int32_t slot_get(struct dir *d, uint32_t len, uint8_t *why);
+/* Fill slot f with src's fields, keeping f's own buffer. */
+void slot_fill(struct frame *f, const struct frame *src);
 /* Enqueue ready frame idx on its class FIFO (tail drop, CE marking). */
 void egress_enqueue(struct dir *d, int32_t idx);
 

@@ -87,6 +87,17 @@ int32_t slot_get(struct dir *d, uint32_t len, uint8_t *why)
 	return idx;
 }
 
+/* Fill slot f with src's fields, keeping f's own buffer. */
+void slot_fill(struct frame *f, const struct frame *src)
+{
+	uint8_t *buf = f->buf;
+	uint32_t cap = f->cap;
+
+	*f = *src;
+	f->buf = buf;
+	f->cap = cap;
+}
+
 /* Return slot idx to the free list (its buffer stays with it). */
 static void slot_put(struct dir *d, int32_t idx)
 {
@@ -213,15 +224,8 @@ static void flow_preempt(struct dir *d, uint64_t t)
 		ri = slot_get(d, 0, &why);
 		if (ri < 0)
 			return;	/* no slot: the block runs to its end */
-		uint8_t *buf;
-		uint32_t cap;
-
 		r = &d->slots[ri];
-		buf = r->buf;
-		cap = r->cap;
-		*r = *b;
-		r->buf = buf;
-		r->cap = cap;
+		slot_fill(r, b);
 		r->pn = b->pn - (uint32_t)k;
 		r->len = r->pn * r->plen;
 		b->pn = (uint32_t)k;
@@ -362,8 +366,6 @@ static void frame_arrive(struct dir *d, const uint8_t *p, uint32_t len, uint64_t
 	struct ctrs *c[2];
 	struct frame fr, *f;
 	uint8_t why = WHY_NONE;
-	uint8_t *buf;
-	uint32_t cap;
 	int32_t idx;
 
 	memset(&fr, 0, sizeof(fr));
@@ -393,11 +395,7 @@ static void frame_arrive(struct dir *d, const uint8_t *p, uint32_t len, uint64_t
 		return;
 	}
 	f = &d->slots[idx];
-	buf = f->buf;
-	cap = f->cap;
-	*f = fr;
-	f->buf = buf;
-	f->cap = cap;
+	slot_fill(f, &fr);
 	memcpy(f->buf, p, len);
 	f->ready = now + f->delay;
 	if (f->delay) {
