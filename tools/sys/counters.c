@@ -281,11 +281,13 @@ out:
 	return ret;
 }
 
-/* Find NAME's column of the IpExt line pair of /proc/net/netstat text as a count. */
-static int ipext_value(char *text, const char *name, uint64_t *v)
+#define IPEXT_COLS	128
+
+/* Split the IpExt header and value lines of /proc/net/netstat text (in place) into columns; their count. */
+static size_t ipext_columns(char *text, char *name[IPEXT_COLS], char *val[IPEXT_COLS])
 {
-	char *hdr = NULL, *val = NULL, *line, *save = NULL;
-	char *hs = NULL, *vs = NULL, *h, *x, *end;
+	char *hdr = NULL, *vals = NULL, *line, *save = NULL, *hs = NULL, *vs = NULL;
+	size_t n = 0;
 
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		if (strncmp(line, "IpExt: ", 7))
@@ -293,19 +295,18 @@ static int ipext_value(char *text, const char *name, uint64_t *v)
 		if (!hdr)
 			hdr = line + 7;
 		else
-			val = line + 7;
+			vals = line + 7;
 	}
-	if (!hdr || !val)
-		return -1;
-	for (h = strtok_r(hdr, " ", &hs), x = strtok_r(val, " ", &vs); h && x;
-	     h = strtok_r(NULL, " ", &hs), x = strtok_r(NULL, " ", &vs)) {
-		if (strcmp(h, name))
-			continue;
-		errno = 0;
-		*v = strtoull(x, &end, 10);
-		return errno || end == x || *end || *x == '-' ? -1 : 0;
+	if (!hdr || !vals)
+		return 0;
+	for (name[0] = strtok_r(hdr, " ", &hs), val[0] = strtok_r(vals, " ", &vs);
+	     n < IPEXT_COLS && name[n] && val[n]; n++) {
+		if (n + 1 < IPEXT_COLS) {
+			name[n + 1] = strtok_r(NULL, " ", &hs);
+			val[n + 1] = strtok_r(NULL, " ", &vs);
+		}
 	}
-	return -1;
+	return n;
 }
 
 /* The IpExt ECN counters of ROOT/proc/net/netstat as ipext:NAME. */
@@ -313,28 +314,41 @@ static int read_ipext(struct ls_ctr_snap *s, const char *root)
 {
 	static const char *const names[] = { "InCEPkts", "InECT0Pkts", "InECT1Pkts",
 					     "InNoECTPkts" };
+	char *col[IPEXT_COLS], *val[IPEXT_COLS];
 	char path[512], name[64], msg[240];
 	struct ls_err e;
-	char *text, *copy;
+	size_t ncol;
+	char *text;
 	int ret = 0;
 
 	text = malloc(65536);
-	copy = malloc(65536);
-	if (!text || !copy) {
-		ret = -1;
-		goto out;
-	}
+	if (!text)
+		return -1;
 	snprintf(path, sizeof(path), "%s/proc/net/netstat", root);
 	if (ls_read_text(path, text, 65536, &e)) {
 		ret = ls_ctr_add(s, "ipext:*", false, false, 0, e.msg);
 		goto out;
 	}
+	ncol = ipext_columns(text, col, val);
 	for (size_t i = 0; i < ARRAY_SIZE(names) && !ret; i++) {
-		uint64_t v;
+		const char *x = NULL;
+		uint64_t v = 0;
+		char *end;
 
+		for (size_t c = 0; c < ncol && !x; c++) {
+			if (!strcmp(col[c], names[i]))
+				x = val[c];
+		}
 		snprintf(name, sizeof(name), "ipext:%s", names[i]);
-		memcpy(copy, text, 65536);
-		if (ipext_value(copy, names[i], &v)) {
+		if (x && *x != '-') {
+			errno = 0;
+			v = strtoull(x, &end, 10);
+			if (errno || end == x || *end)
+				x = NULL;
+		} else {
+			x = NULL;
+		}
+		if (!x) {
 			snprintf(msg, sizeof(msg), "%s: no readable IpExt %s", path, names[i]);
 			ret = ls_ctr_add(s, name, false, false, 0, msg);
 		} else {
@@ -343,7 +357,6 @@ static int read_ipext(struct ls_ctr_snap *s, const char *root)
 	}
 out:
 	free(text);
-	free(copy);
 	return ret;
 }
 
