@@ -683,6 +683,67 @@ def s_flow():
     must("link", "ab", "rate=0")
     must("class", "ab", "0", "ecn=0")
 
+def s_flow_backlog():
+    """A flow block's frames leave one by one: only what is still to send is backlog."""
+    path = start_log("backlog.log")
+    rate, fr, blk, n = 100000000, 1000, 20000, 80
+    ser1 = (fr + 4 + 20) * 8 * 10**9 // rate
+    must("link", "ab", "rate=%d" % rate)
+    must("class", "ab", "0", "ecn=5000")
+    must("flow", "ab", "class=0", "block=%d" % blk, "depth=1", "frame=%d" % fr)
+    rnd = random.Random(5)
+    for k in range(n):
+        send("ab", roce(0x0a, 70000 + k, 9, 70000 + k, tos=2, size=200))
+        time.sleep(0.003 + rnd.random() * 0.003)
+    got = rx_of("ab").take(n, timeout=5)
+    time.sleep(0.02)
+    rs = [r for r in by_dir(read_log(path), "ab") if 70000 <= r["psn"] < 70000 + n]
+    # a frame waits for the rest of the block on the link (depth 1): more
+    # than 5 frames' time left <=> more than 5000 B still to send
+    edge, bad, want_n = 5 * ser1, [], {2: 0, 3: 0}
+    for r in rs:
+        w = r["due_ns"] - r["arrive_ns"] - r["ser_ns"]
+        if abs(w - edge) < 1000 or w > blk // fr * ser1 + 1000:
+            continue
+        want = 3 if w > edge else 2
+        want_n[want] += 1
+        if r["ecn_out"] != want:
+            bad.append("psn %d waited %s: ECN %d, want %d" % (r["psn"], us(w), r["ecn_out"], want))
+    check(len(rs) == n and len(got) == n and not bad and want_n[3] >= 20 and want_n[2] >= 4,
+          "flow backlog: an ECT frame is CE iff more than 5000 B of the block on the link are"
+          " still to send (%d CE, %d not; the sent frames are no backlog)" %
+          (want_n[3], want_n[2]), "lines %d, received %d" % (len(rs), len(got)), *bad[:10])
+    must("flow", "ab", "off")
+    time.sleep(0.01)
+    must("class", "ab", "0", "limit=14000", "ecn=0")
+    must("flow", "ab", "class=0", "block=10000", "depth=1", "frame=%d" % fr)
+    rc, out = ctl("class", "ab", "0", "limit=9000")
+    check(rc == 1 and "below the 10000 bytes" in out and stats()["ab"]["classes"][0]["limit"] ==
+          14000, "class: a limit below the running flow's blocks is refused and kept", out)
+    # guest frames behind a block fill the class: the next block does not fit
+    for b in range(8):
+        for k in range(10):
+            send("ab", roce(0x0a, 80000 + 10 * b + k, 9, 80000 + 10 * b + k, size=1000))
+        time.sleep(0.005 + rnd.random() * 0.003)
+    time.sleep(0.05)
+    st = stats()["ab"]
+    fl, c0 = st["flow"], st["classes"][0]
+    time.sleep(0.05)
+    fl2 = stats()["ab"]["flow"]
+    check(ctl("ping")[0] == 0 and fl["dropped"] >= 1 and c0["flow_dropped"] == 10 * fl["dropped"]
+          and fl2["blocks"] > fl["blocks"] and fl2["outstanding"] == 1 and fl2["on"],
+          "flow: a block that finds its class full of guest frames is dropped and issued again only"
+          " when a frame leaves; the wire lives on (%d blocks dropped)" % fl["dropped"],
+          json.dumps(fl), json.dumps({k: c0[k] for k in c0 if k.startswith("flow")}))
+    check(c0["flow_tx_frames"] == fl["frames"] and c0["flow_tx_bytes"] == fl["bytes"] and
+          st["classes"][1]["flow_tx_frames"] == 0,
+          "class counters: the flow's frames are counted in its class alone",
+          json.dumps({k: c0[k] for k in c0 if k.startswith("flow")}), json.dumps(fl))
+    must("flow", "ab", "off")
+    rx_of("ab").take(None, quiet=0.3)	# the guest frames of the bursts
+    must("link", "ab", "rate=0")
+    must("class", "ab", "0", "limit=1048576", "ecn=0")
+
 def s_malformed():
     path = start_log("mal.log")
     must("rule", "both", "0", "roce=1", "op=req", "psn=even", "dqpn=5", "dscp=3", "dport=4791",
@@ -721,7 +782,7 @@ def s_malformed():
 def main():
     t0 = time.time()
     for s in (s_forward, s_delay_rule, s_precision, s_loss, s_rate, s_prio_ecn, s_flow,
-              s_malformed):
+              s_flow_backlog, s_malformed):
         t = time.time()
         try:
             s()

@@ -158,6 +158,8 @@ static void usage(FILE *f)
 		"       labwire ctl SOCK COMMAND [ARGS...]\n"
 		"commands: ping | rule DIR N [FIELD=V...] | norule DIR [N] | link DIR rate=BPS\n"
 		"  | class DIR N [limit=B] [ecn=B] | dscp DIR D=C[,D=C...] | dscp DIR reset\n"
+		"  | flow DIR class=C [block=B] [depth=N] [frame=B] [ect=0|1] [spread=PCT]\n"
+		"    [seed=N] | flow DIR off\n"
 		"  | stats | reset | flush | log FILE | log off     (DIR: ab, ba, both)\n"
 		"rule fields: roce=0|1 op=req|resp|ack psn=even|odd|hash dqpn=N dscp=N dport=N\n"
 		"  every=N delay=NS jitter=NS loss=PPM seed=N\n");

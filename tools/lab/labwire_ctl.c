@@ -140,6 +140,17 @@ static int cmd_class(int argc, char **argv, struct sbuf *out)
 		*(argv[i][0] == 'l' ? &limit : &ecn) = v;
 	}
 	for (unsigned int i = 0; i < NR_DIRS; i++) {
+		const struct flow *fl = &W.d[i].flow;
+
+		if ((mask & (1U << i)) && limit != NONE && fl->on && fl->cls == n &&
+		    limit < flow_room(fl)) {
+			sb_printf(out, "error: class: limit=%" PRIu64 " is below the %" PRIu64
+				  " bytes of %s's flow in class %" PRIu64 " (flow %s off first)\n",
+				  limit, flow_room(fl), dir_name[i], n, dir_name[i]);
+			return -1;
+		}
+	}
+	for (unsigned int i = 0; i < NR_DIRS; i++) {
 		if (!(mask & (1U << i)))
 			continue;
 		if (limit != NONE)
@@ -238,6 +249,8 @@ static void ctl_run(char *line, struct sbuf *out)
 		}
 		argv[argc++] = w;
 	}
+	for (unsigned int i = 0; i < NR_DIRS; i++)
+		process_due(&W.d[i], mono_ns());	/* a command sees and changes the present */
 	if (!argc) {
 		sb_printf(out, "error: empty command\n");
 	} else if (!strcmp(argv[0], "ping") && argc == 1) {

@@ -22,8 +22,11 @@
  * gone: the flow's receiver is the wire itself, so the guests spend no
  * CPU on it and only the queue it builds reaches the probe. Its frames
  * are not in the per-frame log nor in the class's rx/tx counters; the
- * `stats` member "flow" counts them. A block that does not fit the class
- * limit is dropped and issued again when one of the flow's blocks leaves.
+ * `stats` member "flow" counts them, and each class's flow_tx_frames,
+ * flow_tx_bytes, flow_ce_marked and flow_dropped (frames) count the flow's
+ * share of that class. A block that does not fit the class limit (guest frames can fill
+ * it) is dropped and issued again when a frame leaves the link: the
+ * flow's own next block, or any other.
  * While no guest frame waits for the link the flow takes no wake-ups: its
  * departures are caught up on their own schedule when a frame arrives or
  * a command reads the state (dir_next), so it costs the host nothing the
@@ -43,6 +46,13 @@ static uint32_t flow_nfr(const struct flow *fl, uint64_t bytes)
 	return (uint32_t)((bytes + fl->frame - 1) / fl->frame);
 }
 
+/* The most bytes fl can hold in its class: DEPTH of its largest blocks. */
+uint64_t flow_room(const struct flow *fl)
+{
+	return (uint64_t)flow_nfr(fl, fl->block + fl->block * fl->spread / 100) * fl->frame *
+	       fl->depth;
+}
+
 /* The size of fl's next block: BLOCK, or drawn from its spread. */
 static uint64_t flow_block(struct flow *fl)
 {
@@ -60,8 +70,8 @@ static uint64_t flow_block(struct flow *fl)
 void flow_issue(struct dir *d, uint64_t t)
 {
 	struct flow *fl = &d->flow;
+	uint64_t bytes, drops;
 	struct frame *f;
-	uint64_t bytes;
 	uint8_t why;
 	int32_t idx;
 
@@ -73,6 +83,7 @@ void flow_issue(struct dir *d, uint64_t t)
 			fl->dropped++;
 			return;
 		}
+		drops = fl->dropped;
 		f = &d->slots[idx];
 		slot_fill(f, &(struct frame){ 0 });
 		bytes = flow_block(fl);
@@ -92,10 +103,17 @@ void flow_issue(struct dir *d, uint64_t t)
 		fl->outstanding++;
 		fl->blocks++;
 		egress_enqueue(d, idx);
+		if (fl->dropped != drops)
+			return;	/* no room: try again when a frame leaves */
 	}
 }
 
-/* A flow block left the link (or was dropped): count it and issue the next. */
+/*
+ * A flow block left the link (or was dropped): count it. A block that left
+ * makes room for the next; a dropped one is issued again only when a frame
+ * leaves (flow_issue from link_send), never at once into the same full
+ * queue.
+ */
 void flow_done(struct dir *d, const struct frame *f, bool sent, uint64_t t)
 {
 	struct flow *fl = &d->flow;
@@ -109,7 +127,7 @@ void flow_done(struct dir *d, const struct frame *f, bool sent, uint64_t t)
 	}
 	if (end && fl->outstanding)
 		fl->outstanding--;
-	if (end)
+	if (end && sent)
 		flow_issue(d, t);
 }
 
@@ -171,8 +189,6 @@ int cmd_flow(int argc, char **argv, struct sbuf *out)
 			  " [frame=BYTES] [ect=0|1] | flow DIR off\n");
 		return -1;
 	}
-	for (unsigned int i = 0; i < NR_DIRS; i++)
-		process_due(&W.d[i], mono_ns());	/* the flow's state as of now */
 	if (argc == 3 && !strcmp(argv[2], "off")) {
 		for (unsigned int i = 0; i < NR_DIRS; i++) {
 			if (mask & (1U << i))
@@ -183,8 +199,7 @@ int cmd_flow(int argc, char **argv, struct sbuf *out)
 	}
 	if (flow_parse(argc, argv, &fl, out))
 		return -1;
-	bytes = (uint64_t)flow_nfr(&fl, fl.block + fl.block * fl.spread / 100) * fl.frame *
-		fl.depth;
+	bytes = flow_room(&fl);
 	for (unsigned int i = 0; i < NR_DIRS; i++) {
 		if ((mask & (1U << i)) && !W.d[i].rate) {
 			sb_printf(out, "error: flow: %s has no link rate (link %s rate=BPS first)\n",

@@ -75,6 +75,7 @@ struct lhist {
 struct ctrs {
 	uint64_t rx_frames, rx_bytes, tx_frames, tx_bytes;
 	uint64_t delayed, lost, dropped, ce_marked, other, roce, max_queued;
+	uint64_t flow_frames, flow_bytes, flow_marked, flow_dropped;	/* the storage flow */
 	uint64_t why[NR_WHY];
 	uint64_t soj[SOJ_NR];
 };
@@ -226,14 +227,18 @@ void dir_reset(struct dir *d);
 int32_t slot_get(struct dir *d, uint32_t len, uint8_t *why);
 /* Fill slot f with src's fields, keeping f's own buffer. */
 void slot_fill(struct frame *f, const struct frame *src);
+/* d's backlog at t, bytes not yet on the wire: class c's, or all classes' (c < 0). */
+uint64_t dir_backlog(const struct dir *d, int c, uint64_t t);
 /* Enqueue ready frame idx on its class FIFO (tail drop, CE marking). */
 void egress_enqueue(struct dir *d, int32_t idx);
 
 /* labwire_flow.c */
 /* Issue blocks of d's flow at time t until DEPTH are outstanding. */
 void flow_issue(struct dir *d, uint64_t t);
-/* A flow block left the link (or was dropped): count it and issue the next. */
+/* A flow block left the link (or was dropped): count it; a block that left issues the next. */
 void flow_done(struct dir *d, const struct frame *f, bool sent, uint64_t t);
+/* The most bytes fl can hold in its class: DEPTH of its largest blocks. */
+uint64_t flow_room(const struct flow *fl);
 /* flow DIR class=C [block=] [depth=] [frame=] [ect=] | flow DIR off. */
 int cmd_flow(int argc, char **argv, struct sbuf *out);
 /* Write d's flow as the JSON member "flow". */

@@ -244,14 +244,48 @@ static void flow_preempt(struct dir *d, uint64_t t)
 		link_pick(d, t);
 }
 
+/*
+ * Bytes of the flow block on d's link that have left it by t: whole frames
+ * since its start. A block is counted in queued[] until its last frame
+ * leaves; its frames already on the wire are no backlog.
+ */
+static uint64_t busy_sent(const struct dir *d, uint64_t t)
+{
+	const struct frame *b;
+	uint64_t ser1, k;
+
+	if (d->busy < 0)
+		return 0;
+	b = &d->slots[d->busy];
+	ser1 = ser_ns(d->rate, b->plen);
+	if (!b->pn || !ser1 || t <= b->start)
+		return 0;
+	k = (t - b->start) / ser1;
+	return (k < b->pn ? k : b->pn) * b->plen;
+}
+
+/* d's backlog at t, bytes not yet on the wire: class c's, or all classes' (c < 0). */
+uint64_t dir_backlog(const struct dir *d, int c, uint64_t t)
+{
+	uint64_t sent = busy_sent(d, t);
+
+	if (c < 0)
+		return d->queued_total - sent;
+	return d->queued[c] - (sent && d->slots[d->busy].cls == c ? sent : 0);
+}
+
 /* Enqueue ready frame idx on its class FIFO (tail drop, CE marking). */
 void egress_enqueue(struct dir *d, int32_t idx)
 {
 	struct frame *f = &d->slots[idx];
 	unsigned int c = f->cls;
+	struct ctrs *k[2] = { &d->tot, &d->cls[c] };
+	uint64_t qc = dir_backlog(d, (int)c, f->ready), qt = dir_backlog(d, -1, f->ready);
 
-	if (d->queued[c] + f->len > d->limit[c]) {
+	if (qc + f->len > d->limit[c]) {
 		if (f->pn) {
+			k[0]->flow_dropped += f->pn;
+			k[1]->flow_dropped += f->pn;
 			slot_put(d, idx);
 			flow_done(d, f, false, f->ready);
 			return;
@@ -259,9 +293,11 @@ void egress_enqueue(struct dir *d, int32_t idx)
 		frame_drop(d, f, idx, ACT_DROP, WHY_QFULL);
 		return;
 	}
-	if (d->ecn[c] && d->queued[c] > d->ecn[c]) {
+	if (d->ecn[c] && qc > d->ecn[c]) {
 		if (f->pn) {
 			d->flow.marked += f->ecn_in ? f->pn : 0;
+			k[0]->flow_marked += f->ecn_in ? f->pn : 0;
+			k[1]->flow_marked += f->ecn_in ? f->pn : 0;
 		} else if (mark_ce(f)) {
 			d->tot.ce_marked++;
 			d->cls[c].ce_marked++;
@@ -270,10 +306,10 @@ void egress_enqueue(struct dir *d, int32_t idx)
 	d->queued[c] += f->len;
 	d->queued_total += f->len;
 	d->real_queued += !f->pn;
-	if (d->queued[c] > d->cls[c].max_queued)
-		d->cls[c].max_queued = d->queued[c];
-	if (d->queued_total > d->tot.max_queued)
-		d->tot.max_queued = d->queued_total;
+	if (qc + f->len > d->cls[c].max_queued)
+		d->cls[c].max_queued = qc + f->len;
+	if (qt + f->len > d->tot.max_queued)
+		d->tot.max_queued = qt + f->len;
 	f->next = -1;
 	if (d->qtail[c] >= 0)
 		d->slots[d->qtail[c]].next = idx;
@@ -297,6 +333,10 @@ static void link_send(struct dir *d, int32_t idx)
 	if (f->pn) {	/* a flow block: it leaves the wire here */
 		d->queued[f->cls] -= f->len;
 		d->queued_total -= f->len;
+		for (int k = 0; k < 2; k++) {
+			c[k]->flow_frames += f->pn;
+			c[k]->flow_bytes += f->len;
+		}
 		slot_put(d, idx);
 		flow_done(d, f, true, f->due);
 		return;
@@ -319,6 +359,7 @@ static void link_send(struct dir *d, int32_t idx)
 	lhist_add(f->delay ? &d->delay_err : &d->wire_lat, t > f->due ? t - f->due : 0);
 	log_frame(d, f, t, ACT_FWD, WHY_NONE);
 	slot_put(d, idx);
+	flow_issue(d, f->due);	/* room left by it for a block the flow could not issue */
 }
 
 /* Run d's scheduled events (delay expiries, link departures) due by now, in time order. */

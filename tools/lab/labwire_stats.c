@@ -52,6 +52,9 @@ static void json_ctrs(struct sbuf *sb, const struct ctrs *c)
 		  ",\"other\":%" PRIu64 ",\"roce\":%" PRIu64 ",\"max_queued_bytes\":%" PRIu64,
 		  c->rx_frames, c->rx_bytes, c->tx_frames, c->tx_bytes, c->delayed,
 		  c->lost, c->dropped, c->ce_marked, c->other, c->roce, c->max_queued);
+	sb_printf(sb, ",\"flow_tx_frames\":%" PRIu64 ",\"flow_tx_bytes\":%" PRIu64
+		  ",\"flow_ce_marked\":%" PRIu64 ",\"flow_dropped\":%" PRIu64,
+		  c->flow_frames, c->flow_bytes, c->flow_marked, c->flow_dropped);
 	for (unsigned int w = 1; w < NR_WHY; w++)
 		sb_printf(sb, ",\"dropped_%s\":%" PRIu64, why_name[w], c->why[w]);
 	sb_printf(sb, ",\"sojourn_us_log2\":[");
@@ -118,11 +121,13 @@ static void json_rules(struct sbuf *sb, const struct dir *d)
 /* Write one direction's stats as a JSON object. */
 static void json_dir(struct sbuf *sb, const struct dir *d)
 {
+	uint64_t now = mono_ns();
+
 	sb_printf(sb, "{");
 	json_ctrs(sb, &d->tot);
 	sb_printf(sb, ",\"seq\":%" PRIu64 ",\"inflight\":%" PRIu64 ",\"max_inflight\":%" PRIu64
 		  ",\"queued_bytes\":%" PRIu64 ",\"rate_bps\":%" PRIu64, d->seq, d->inflight,
-		  d->max_inflight, d->queued_total, d->rate);
+		  d->max_inflight, dir_backlog(d, -1, now), d->rate);
 	json_lhist(sb, "wire_latency_ns", &d->wire_lat);
 	json_lhist(sb, "delay_error_ns", &d->delay_err);
 	sb_printf(sb, ",\"dscp_map\":[");
@@ -132,7 +137,7 @@ static void json_dir(struct sbuf *sb, const struct dir *d)
 	for (unsigned int c = 0; c < NR_CLASSES; c++) {
 		sb_printf(sb, "%s{\"class\":%u,\"limit\":%" PRIu64 ",\"ecn\":%" PRIu64
 			  ",\"queued_bytes\":%" PRIu64 ",", c ? "," : "", c, d->limit[c],
-			  d->ecn[c], d->queued[c]);
+			  d->ecn[c], dir_backlog(d, (int)c, now));
 		json_ctrs(sb, &d->cls[c]);
 		sb_printf(sb, "}");
 	}
@@ -145,8 +150,6 @@ static void json_dir(struct sbuf *sb, const struct dir *d)
 /* Reply to `stats`: the whole wire as one JSON line. */
 void cmd_stats(struct sbuf *out)
 {
-	for (unsigned int i = 0; i < NR_DIRS; i++)
-		process_due(&W.d[i], mono_ns());	/* catch up a flow's departures */
 	sb_printf(out, "{\"wire\":{\"version\":1,\"now_ns\":%" PRIu64 ",\"sched\":", mono_ns());
 	json_str(out, W.sched_desc);
 	sb_printf(out, ",\"mlock\":%s,\"spin_ns\":%" PRIu64 ",\"log\":",
