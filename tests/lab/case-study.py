@@ -10,10 +10,13 @@
       log) before the first and after the last command of the switch, so
       a state ends where the next switch began.
   case-study.py judge --samples S --bd BD --wire LOG --states STATES --guard-ms G
+                     --ecn-bytes B --rate-bps R [--frame-bytes F]
       Place every sample in the state its request met on the wire (its
       frames G ms after a switch ended and before the next one began), compare the
       states cycle by cycle (the medians of adjacent blocks; the emulator's
-      drift cancels), and print one JSON object.
+      drift cancels), check each congested request's CE mark against the
+      backlog its wait on the link says it met (more than B bytes of F-byte
+      flow frames at R bit/s, within two frames), and print one JSON object.
 """
 import argparse
 import json
@@ -93,6 +96,11 @@ def judge(a):
         sw.append((int(t), int(s)))
         begins.append(int(b))
     guard = a.guard_ms * 1e6
+    # a flow frame of F bytes takes (F + 24) bytes' time on the link (FCS,
+    # preamble, gap): the ECN threshold's worth of flow frames, in link time
+    frame_ns = (a.frame_bytes + 24) * 8e9 / a.rate_bps
+    edge = a.ecn_bytes / a.frame_bytes * frame_ns
+    ce_wrong = []
     blocks = [[] for _ in sw]        # block k: samples after switch k
     for s in samples:
         fr, fa = req.get(s["req_psn"]), ans.get(s["ans_psn"])
@@ -109,6 +117,10 @@ def judge(a):
                          for f in (fr, fa)) / div
         s["host"] = s["total"] - s["truth"]    # what the hosts themselves took
         s["ce"] = int(fr["ecn_out"]) == 3
+        # the request's wait for the link says what backlog it met (FIFO)
+        w = paired.num(fr["due_ns"]) - paired.num(fr["arrive_ns"]) - paired.num(fr["ser_ns"])
+        if sw[k][1] == 1 and abs(w - edge) > 2 * frame_ns and s["ce"] != (w > edge):
+            ce_wrong.append((s["req_psn"], w, s["ce"]))
         blocks[k].append(s)
     keys = ("total", "queuing", "processing", "transmission", "truth", "host")
     cyc = []          # per cycle: {state: {key: median}}
@@ -134,6 +146,8 @@ def judge(a):
                                              [s["truth"] for s in cong])
     rep["ce"] = {st: [sum(s["ce"] for k, b in enumerate(blocks) if sw[k][1] == st for s in b),
                       rep["placed"][st]] for st in (0, 1, 2)}
+    rep["ce_wrong"] = ce_wrong[:20]
+    rep["ce_wrong_n"] = len(ce_wrong)
     rep["baseline_p50_ns"] = med([c[0]["total"] for c in cyc])
     print(json.dumps(rep, indent=1))
 
@@ -154,6 +168,9 @@ def main():
     j.add_argument("--states", required=True)
     j.add_argument("--guard-ms", type=float, default=50)
     j.add_argument("--min-block", type=int, default=5)
+    j.add_argument("--ecn-bytes", type=float, required=True)
+    j.add_argument("--rate-bps", type=float, required=True)
+    j.add_argument("--frame-bytes", type=float, default=1500)
     a = ap.parse_args()
     (toggle if a.cmd == "toggle" else judge)(a)
 
