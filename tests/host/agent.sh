@@ -3,14 +3,16 @@
 # `latsplit agent` on the host, where it cannot measure: bad input is a
 # clear message and exit 2 before anything starts (options, key, peers
 # file, listen address), a host without an RDMA device is told so, --help
-# lists the options. The alerting rules (packaging/latsplit.rules.yml)
+# lists the options, --backend kmod with breakdowns is refused (the
+# breakdown responder would own the module), breakdown's --pause-idle is
+# the responder's. The alerting rules (packaging/latsplit.rules.yml)
 # pass `promtool check rules` and the committed `promtool test rules` cases
 # (tests/host/agent-rules.test.yml: each alert fires on the series above
 # its threshold and not below); the cases would catch a wrong threshold
-# (the rules with the hurts threshold moved fail them).
+# (the rules with the hurts threshold moved fail them); without promtool
+# only these checks are skipped.
 . "$(dirname "$0")/../lib.sh"
 cli_test_setup "none"
-command -v promtool >/dev/null || skip_all "promtool not installed (Debian package prometheus: make deps)"
 B=$LS_BIN
 
 printf '# fleet\nnode0\nnode1\n' > "$T/peers"
@@ -33,6 +35,10 @@ expect_rc "an empty key file" 2 "--key" "$B" "${A[@]}" --key "$T/empty-key"
 expect_rc "a missing key file" 2 "--key.*No such file" "$B" "${A[@]}" --key "$T/nokey"
 expect_rc "the same port for probe and breakdown" 2 "--breakdown-port must differ from --port \(19515\)" \
 	"$B" "${A[@]}" --insecure --breakdown-port 19515
+expect_rc "--backend kmod with breakdowns" 2 "--backend kmod with --breakdown-every: the breakdown responder owns latsplit.ko" \
+	"$B" "${A[@]}" --insecure --backend kmod --breakdown-every 3
+expect_rc "breakdown --pause-idle is the responder's" 2 "--pause-idle belongs to the responder" \
+	"$B" breakdown --pause-idle node1
 expect_rc "a missing peers file" 2 "nopeers.*No such file" "$B" agent --peers "$T/nopeers" --metrics 127.0.0.1:1 --insecure
 expect_rc "a bad line in the peers file" 2 "bad-peers:2: 'bad host' is not a host name" \
 	"$B" agent --peers "$T/bad-peers" --self node0 --metrics 127.0.0.1:1 --insecure
@@ -52,6 +58,10 @@ else
 	skip "no RDMA device: told so" "this host has an RDMA device"
 fi
 
+if ! command -v promtool >/dev/null; then
+	skip "the alerting rules" "promtool not installed (Debian package prometheus: make deps)"
+	done_testing
+fi
 R=$LS_TOP/packaging/latsplit.rules.yml
 RT=$LS_TOP/tests/host/agent-rules.test.yml
 expect_rc "promtool check rules: the rules file is valid" 0 "SUCCESS: 6 rules found" promtool check rules "$R"

@@ -488,6 +488,8 @@ static void __attribute__((noreturn)) child_main(struct agent *a, enum child_kin
 		_exit(cmd_probe(ac, av));
 	case CH_BD_RESP:
 		av[ac++] = "breakdown";
+		/* no tracing while it waits: the observer's cost only during a breakdown */
+		av[ac++] = "--pause-idle";
 		ac = common_args(a, av, ac, true, true, port);
 		av[ac] = NULL;
 		_exit(cmd_breakdown(ac, av));
@@ -877,6 +879,8 @@ static int check_start(struct agent *a)
 		return ls_opts_exit(LS_EXIT_USAGE, "agent", &err);
 	if (a->c.bd_port == a->c.port)
 		return ls_opts_bad("agent", "--breakdown-port must differ from --port (%u)", a->c.port);
+	if (a->c.bd_every && a->c.backend && !strcmp(a->c.backend, "kmod"))
+		return ls_opts_bad("agent", "--backend kmod with --breakdown-every: the breakdown responder owns latsplit.ko for its lifetime, so this node's own breakdowns could not open it; use --backend auto (the prober side falls back to eBPF) or ebpf");
 	if (a->c.self)
 		snprintf(a->self, sizeof(a->self), "%s", a->c.self);
 	else if (gethostname(a->self, sizeof(a->self) - 1))
