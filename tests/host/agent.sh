@@ -75,4 +75,11 @@ if cmp -s "$R" "$T/packaging/latsplit.rules.yml"; then
 else
 	check_fails "the cases catch a wrong threshold (hurts at 20 us)" promtool test rules "$T/tests/host/agent-rules.test.yml"
 fi
+# ... and against the rules without PartDominates' freshness condition: n4's old breakdown fires.
+sed '/and on(instance, job, peer)/d; /time() - latsplit_breakdown_last_timestamp_seconds/d' "$R" > "$T/packaging/latsplit.rules.yml"
+if cmp -s "$R" "$T/packaging/latsplit.rules.yml"; then
+	not_ok "the rules without the freshness condition differ" "sed changed nothing in $R"
+else
+	check_fails "the cases catch a breakdown alert without freshness" promtool test rules "$T/tests/host/agent-rules.test.yml"
+fi
 done_testing
