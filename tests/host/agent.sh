@@ -28,6 +28,7 @@ expect_rc "neither --key nor --insecure" 2 "give --key FILE .* or --insecure" "$
 expect_rc "both --key and --insecure" 2 "give --key FILE .* or --insecure" "$B" "${A[@]}" --insecure --key "$T/key"
 expect_rc "an extra argument" 2 "takes no argument \('node1'\)" "$B" "${A[@]}" --insecure node1
 expect_rc "a slot below 100ms" 2 "--slot must be at least 100ms" "$B" "${A[@]}" --insecure --slot 50ms
+expect_rc "a slot above 24h" 2 "--slot must be at most 86400s" "$B" "${A[@]}" --insecure --slot 86401s
 expect_rc "an unknown schedule" 2 "schedule" "$B" "${A[@]}" --insecure --schedule sometimes
 expect_rc "an unknown verb" 2 "verb" "$B" "${A[@]}" --insecure --verb jump
 expect_rc "--max-sessions 0" 2 "max-sessions" "$B" "${A[@]}" --insecure --max-sessions 0

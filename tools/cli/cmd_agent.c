@@ -184,7 +184,7 @@ static void usage(FILE *fp)
 "  -p, --port N              probe port, the responder's and the peers' (default 19515)\n"
 "      --breakdown-port N    breakdown port (default: --port + 1)\n"
 "      --breakdown-every K   a kernel-recorded breakdown every K rounds (default 0: never)\n"
-"      --slot DUR            one probe per slot (default 5s, 100ms-24h); a round is N-1 slots\n"
+"      --slot DUR            one probe per slot (default 5s, 100ms-86400s); a round is N-1 slots\n"
 "      --schedule S          round-robin (default) or random (a random start each round)\n"
 "      --seed N              the random schedule's seed, the same on every node (default 0)\n"
 "      --max-sessions N      probe sessions of this agent in flight at once (default 1)\n"
@@ -939,7 +939,7 @@ static int check_start(struct agent *a)
 	if (a->c.slot_ns < 100000000ull)
 		return ls_opts_bad("agent", "--slot must be at least 100ms");
 	if (a->c.slot_ns > AGENT_SLOT_MAX_NS)
-		return ls_opts_bad("agent", "--slot must be at most 24h");
+		return ls_opts_bad("agent", "--slot must be at most 86400s (24 hours)");
 	if (a->c.session_timeout_ns < 1000000000ull)
 		return ls_opts_bad("agent", "--session-timeout must be at least 1s");
 	if (a->c.verb && ls_probe_parse_verb(a->c.verb, &(enum ls_probe_verb){ 0 }, &err))
