@@ -197,7 +197,7 @@ static int agent_families(struct ls_prom *pr, size_t n, const struct ls_agent_st
 	    ls_prom_sample(pr, NULL, NULL, 0, (double)n, err))
 		return -1;
 	if (ls_prom_family(pr, "latsplit_agent_skipped_slots_total", LS_PROM_COUNTER,
-			   "Schedule slots skipped because --max-sessions sessions were in flight.",
+			   "Schedule slots skipped because --max-sessions sessions (or the target's own) were in flight.",
 			   err) ||
 	    ls_prom_sample(pr, NULL, NULL, 0, (double)st->skipped, err))
 		return -1;
