@@ -3,14 +3,16 @@
 # `latsplit agent` on the host, where it cannot measure: bad input is a
 # clear message and exit 2 before anything starts (options, key, peers
 # file, listen address), a host without an RDMA device is told so, --help
-# lists the options. The alerting rules (packaging/latsplit.rules.yml)
+# lists the options, --backend kmod with breakdowns is refused (the
+# breakdown responder would own the module), breakdown's --pause-idle is
+# the responder's. The alerting rules (packaging/latsplit.rules.yml)
 # pass `promtool check rules` and the committed `promtool test rules` cases
 # (tests/host/agent-rules.test.yml: each alert fires on the series above
 # its threshold and not below); the cases would catch a wrong threshold
-# (the rules with the hurts threshold moved fail them).
+# (the rules with the hurts threshold moved fail them); without promtool
+# only these checks are skipped.
 . "$(dirname "$0")/../lib.sh"
 cli_test_setup "none"
-command -v promtool >/dev/null || skip_all "promtool not installed (Debian package prometheus: make deps)"
 B=$LS_BIN
 
 printf '# fleet\nnode0\nnode1\n' > "$T/peers"
@@ -26,6 +28,7 @@ expect_rc "neither --key nor --insecure" 2 "give --key FILE .* or --insecure" "$
 expect_rc "both --key and --insecure" 2 "give --key FILE .* or --insecure" "$B" "${A[@]}" --insecure --key "$T/key"
 expect_rc "an extra argument" 2 "takes no argument \('node1'\)" "$B" "${A[@]}" --insecure node1
 expect_rc "a slot below 100ms" 2 "--slot must be at least 100ms" "$B" "${A[@]}" --insecure --slot 50ms
+expect_rc "a slot above 24h" 2 "--slot must be at most 86400s" "$B" "${A[@]}" --insecure --slot 86401s
 expect_rc "an unknown schedule" 2 "schedule" "$B" "${A[@]}" --insecure --schedule sometimes
 expect_rc "an unknown verb" 2 "verb" "$B" "${A[@]}" --insecure --verb jump
 expect_rc "--max-sessions 0" 2 "max-sessions" "$B" "${A[@]}" --insecure --max-sessions 0
@@ -33,6 +36,10 @@ expect_rc "an empty key file" 2 "--key" "$B" "${A[@]}" --key "$T/empty-key"
 expect_rc "a missing key file" 2 "--key.*No such file" "$B" "${A[@]}" --key "$T/nokey"
 expect_rc "the same port for probe and breakdown" 2 "--breakdown-port must differ from --port \(19515\)" \
 	"$B" "${A[@]}" --insecure --breakdown-port 19515
+expect_rc "--backend kmod with breakdowns" 2 "--backend kmod with --breakdown-every: the breakdown responder owns latsplit.ko" \
+	"$B" "${A[@]}" --insecure --backend kmod --breakdown-every 3
+expect_rc "breakdown --pause-idle is the responder's" 2 "--pause-idle belongs to the responder" \
+	"$B" breakdown --pause-idle node1
 expect_rc "a missing peers file" 2 "nopeers.*No such file" "$B" agent --peers "$T/nopeers" --metrics 127.0.0.1:1 --insecure
 expect_rc "a bad line in the peers file" 2 "bad-peers:2: 'bad host' is not a host name" \
 	"$B" agent --peers "$T/bad-peers" --self node0 --metrics 127.0.0.1:1 --insecure
@@ -52,6 +59,10 @@ else
 	skip "no RDMA device: told so" "this host has an RDMA device"
 fi
 
+if ! command -v promtool >/dev/null; then
+	skip "the alerting rules" "promtool not installed (Debian package prometheus: make deps)"
+	done_testing
+fi
 R=$LS_TOP/packaging/latsplit.rules.yml
 RT=$LS_TOP/tests/host/agent-rules.test.yml
 expect_rc "promtool check rules: the rules file is valid" 0 "SUCCESS: 6 rules found" promtool check rules "$R"
@@ -64,5 +75,12 @@ if cmp -s "$R" "$T/packaging/latsplit.rules.yml"; then
 	not_ok "the mutated rules differ" "sed changed nothing in $R"
 else
 	check_fails "the cases catch a wrong threshold (hurts at 20 us)" promtool test rules "$T/tests/host/agent-rules.test.yml"
+fi
+# ... and against the rules without PartDominates' freshness condition: n4's old breakdown fires.
+sed '/and on(instance, job, peer)/d; /time() - latsplit_breakdown_last_timestamp_seconds/d' "$R" > "$T/packaging/latsplit.rules.yml"
+if cmp -s "$R" "$T/packaging/latsplit.rules.yml"; then
+	not_ok "the rules without the freshness condition differ" "sed changed nothing in $R"
+else
+	check_fails "the cases catch a breakdown alert without freshness" promtool test rules "$T/tests/host/agent-rules.test.yml"
 fi
 done_testing

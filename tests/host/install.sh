@@ -7,6 +7,7 @@
 # (its MAKE line, against an installed kernel's build tree); the agent's
 # systemd unit points at the installed binary and the peers file, is
 # hardened (capabilities bounded to the backends', ProtectSystem=strict...)
+# without closing the device policy (verbs need /dev/infiniband)
 # and passes `systemd-analyze verify`; the sample peers file parses as a
 # peers list and the rules pass `promtool check rules`; nothing lands
 # outside PREFIX, /usr/src and /etc/latsplit; `make uninstall` removes it
@@ -115,6 +116,10 @@ if [ -f "$unit" ]; then
 		grep -qx "$want" "$unit" || errs="$errs missing $want"
 	done
 	grep -q @ "$unit" && errs="$errs unfilled @...@ left"
+	# verbs open /dev/infiniband/uverbs*: nothing may close the device policy
+	# (ProtectClock= does before systemd v252)
+	dev=$(grep -E '^(ProtectClock|PrivateDevices|DevicePolicy|DeviceAllow)=' "$unit")
+	[ -n "$dev" ] && errs="$errs the device policy is closed, /dev/infiniband unreachable: $dev"
 	[ -z "$errs" ] && ok "the unit runs the installed latsplit with the peers file and key, hardened" ||
 		not_ok "latsplit-agent.service" "$errs"
 	if command -v systemd-analyze >/dev/null; then

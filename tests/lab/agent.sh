@@ -171,6 +171,25 @@ fi
 check "the breakdown series carry the verdict as labels" \
 	wait_for 60 q_has 'latsplit_breakdown_level{node="node0",next_layer!="",dominant_p50!=""}' 1
 
+# --pause-idle: each agent's breakdown responder owns latsplit.ko (backend
+# auto; the node's own breakdown prober falls back to eBPF) and keeps it
+# disabled while it waits for a prober. 20 samples 1 s apart on node1: with
+# a breakdown every 2 rounds of 2 slots (20 s), most see the module owned
+# and disabled; a responder that recorded while idle shows enabled 1 in
+# nearly every sample.
+if lab_exec 1 "test -r /sys/kernel/debug/latsplit/config" 2>/dev/null; then
+	idle=$(lab_exec 1 "n=0; for i in \$(seq 20); do c=\$(cat /sys/kernel/debug/latsplit/config);
+		echo \"\$c\" | grep -qx 'enabled 0' && ! echo \"\$c\" | grep -qx 'owner none' && n=\$((n + 1));
+		sleep 1; done; echo \$n")
+	if [ "${idle:-0}" -ge 10 ]; then
+		ok "the breakdown responder keeps latsplit.ko owned and disabled while idle ($idle of 20 samples)"
+	else
+		not_ok "breakdown responder paused while idle" "owned and disabled in ${idle:-?} of 20 samples (want >= 10)"
+	fi
+else
+	skip "breakdown responder paused while idle" "latsplit.ko not loaded in the guest"
+fi
+
 # The fault: node0 -> node1 WRITE frames held 0..2J. First the baseline.
 BDQ='latsplit_breakdown_seconds{part="queuing",quantile="0.5"}'
 bd_count() { metric "$1" latsplit_agent_breakdowns_total "peer=\"$2\""; }

@@ -9,6 +9,7 @@
  * promtool (Debian's prometheus package, the Prometheus project's own
  * checker) accepts it without a lint problem.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,8 @@ static struct ls_agent_peer *three(void)
 	p[0].probed = p[0].up = true;
 	p[0].oneway = (struct ls_summary){ .count = 200, .p50 = 2000, .p90 = 3000, .p99 = 4000,
 					   .p999 = 5000, .max = 6000, .mean = 2500 };
+	p[0].ow_count = 200;
+	p[0].ow_sum_ns = 200 * 2500.0;
 	p[0].last_ts = 1700000000.5;
 	p[0].probes = 7;
 	p[0].busy = 2;
@@ -41,9 +44,12 @@ static struct ls_agent_peer *three(void)
 	p[0].bd.level_p50 = LS_LEVEL_ABNORMAL;
 	p[0].bd.dom_p50 = LS_PART_QUEUING;
 	p[0].bd.dom_tail = LS_PART_PROCESSING;
-	for (int k = 0; k < 4; k++)
+	for (int k = 0; k < 4; k++) {
 		p[0].bd.sums[k] = (struct ls_summary){ .count = 100, .p50 = 1000.0 * (k + 1),
 						       .mean = 1000.0 * (k + 1) };
+		p[0].bd_count[k] = 100;
+		p[0].bd_sum_ns[k] = 100 * 1000.0 * (k + 1);
+	}
 	p[1].probed = true;
 	p[1].probes = 3;
 	p[1].failures = 3;
@@ -159,6 +165,185 @@ TEST(promtool_accepts_the_page)
 	EXPECT_EQ(0, system(cmd));
 	unlink(path);
 	free(b);
+	free(p);
+}
+
+/* Render p with st into a malloc'd page. */
+static char *page_st(const struct ls_agent_peer *p, size_t n, const struct ls_agent_stats *st)
+{
+	struct ls_err err = { 0 };
+	size_t len;
+	char *buf;
+
+	if (ls_agent_render_buf(p, n, st, &buf, &len, &err))
+		return NULL;
+	return buf;
+}
+
+/* Whether a and b differ by less than tol. */
+static bool near(double a, double b, double tol)
+{
+	return fabs(a - b) < tol;
+}
+
+/* The value of the sample line that starts with key in page b, or NAN. */
+static double sample(const char *b, const char *key)
+{
+	const char *at = strstr(b, key);
+
+	return at ? strtod(at + strlen(key), NULL) : NAN;
+}
+
+TEST(summary_sum_and_count_accumulate)
+{
+	struct ls_summary s1 = { .count = 200, .p50 = 2000, .p90 = 3000, .p99 = 4000,
+				 .p999 = 5000, .max = 6000, .mean = 2500 };
+	struct ls_summary s2 = { .count = 300, .p50 = 1000, .p90 = 1500, .p99 = 2000,
+				 .p999 = 2500, .max = 3000, .mean = 1200 };
+	static char *const names[] = { "node1" };
+	struct ls_agent_stats st = { .version = "9.9" };
+	struct ls_agent_peer *p;
+	struct ls_err err = { 0 };
+	double c1, c2, sum1, sum2;
+	char *b;
+
+	ASSERT_EQ(0, ls_agent_peers_merge(NULL, 0, names, 1, &p, &err));
+	ls_agent_take_probe(p, 0, &s1, 1700000000);
+	b = page_st(p, 1, &st);
+	ASSERT_NE(NULL, b);
+	c1 = sample(b, "latsplit_agent_oneway_seconds_count{peer=\"node1\"} ");
+	sum1 = sample(b, "latsplit_agent_oneway_seconds_sum{peer=\"node1\"} ");
+	free(b);
+	/* a failed probe in between adds nothing */
+	ls_agent_take_probe(p, 1, NULL, 1700000005);
+	ls_agent_take_probe(p, 0, &s2, 1700000010);
+	b = page_st(p, 1, &st);
+	ASSERT_NE(NULL, b);
+	c2 = sample(b, "latsplit_agent_oneway_seconds_count{peer=\"node1\"} ");
+	sum2 = sample(b, "latsplit_agent_oneway_seconds_sum{peer=\"node1\"} ");
+	EXPECT_EQ(200, c1);
+	EXPECT_EQ(500, c2);
+	EXPECT_TRUE(near(200 * 2500e-9, sum1, 1e-12));
+	EXPECT_TRUE(near(200 * 2500e-9 + 300 * 1200e-9, sum2, 1e-12));
+	/* the quantiles are the last probe's */
+	EXPECT_NE(NULL, strstr(b, "latsplit_agent_oneway_seconds{peer=\"node1\",quantile=\"0.5\"} 1e-06\n"));
+	EXPECT_EQ(3, p->probes);
+	EXPECT_EQ(1, p->failures);
+	free(b);
+	free(p);
+}
+
+/* A measured breakdown record with part k's p50 (k + 1) us, n samples each of mean (k + 1) us. */
+static struct bd_prom_pair bd_rec(size_t n)
+{
+	struct bd_prom_pair bd = { 0 };
+
+	bd.head.ok = true;
+	bd.reliable = true;
+	bd.complete = true;
+	bd.level_p50 = LS_LEVEL_ABNORMAL;
+	for (int k = 0; k < 4; k++)
+		bd.sums[k] = (struct ls_summary){ .count = n, .p50 = 1000.0 * (k + 1),
+						  .mean = 1000.0 * (k + 1) };
+	return bd;
+}
+
+TEST(breakdown_accumulates_fails_and_expires)
+{
+	static char *const names[] = { "node1" };
+	struct ls_agent_stats st = { .version = "9.9" };
+	struct bd_prom_pair bd = bd_rec(100);
+	struct ls_agent_peer *p;
+	struct ls_err err = { 0 };
+	char *b;
+
+	ASSERT_EQ(0, ls_agent_peers_merge(NULL, 0, names, 1, &p, &err));
+	ls_agent_take_bd(p, 0, &bd, 1700000000);
+	/* a measured breakdown shows the peer up */
+	EXPECT_TRUE(p->probed);
+	EXPECT_TRUE(p->up);
+	EXPECT_EQ(1700000000, p->last_ts);
+	bd = bd_rec(50);
+	ls_agent_take_bd(p, 0, &bd, 1700000100);
+	b = page_st(p, 1, &st);
+	ASSERT_NE(NULL, b);
+	EXPECT_NE(NULL, strstr(b, "latsplit_breakdown_up{peer=\"node1\"} 1\n"));
+	EXPECT_EQ(150, sample(b, "latsplit_breakdown_seconds_count{peer=\"node1\",part=\"queuing\"} "));
+	EXPECT_TRUE(near(150 * 3000e-9, sample(b, "latsplit_breakdown_seconds_sum{peer=\"node1\",part=\"queuing\"} "),
+		    1e-12));
+	EXPECT_EQ(1700000100, sample(b, "latsplit_breakdown_last_timestamp_seconds{peer=\"node1\"} "));
+	free(b);
+	/* stale: older than bd_stale_s at the page's time: up 0, no figures */
+	st.now = 1700000100 + 61;
+	st.bd_stale_s = 60;
+	b = page_st(p, 1, &st);
+	ASSERT_NE(NULL, b);
+	EXPECT_NE(NULL, strstr(b, "latsplit_breakdown_up{peer=\"node1\"} 0\n"));
+	EXPECT_EQ(NULL, strstr(b, "latsplit_breakdown_seconds{peer=\"node1\""));
+	EXPECT_EQ(NULL, strstr(b, "latsplit_breakdown_level{peer=\"node1\""));
+	free(b);
+	/* fresh again, then a failed breakdown: figures dropped, its time kept */
+	st.now = 1700000200;
+	ls_agent_take_bd(p, 1, NULL, 1700000190);
+	b = page_st(p, 1, &st);
+	ASSERT_NE(NULL, b);
+	EXPECT_NE(NULL, strstr(b, "latsplit_breakdown_up{peer=\"node1\"} 0\n"));
+	EXPECT_EQ(NULL, strstr(b, "latsplit_breakdown_seconds{peer=\"node1\""));
+	EXPECT_EQ(1700000190, sample(b, "latsplit_breakdown_last_timestamp_seconds{peer=\"node1\"} "));
+	EXPECT_NE(NULL, strstr(b, "latsplit_agent_breakdown_failures_total{peer=\"node1\"} 1\n"));
+	EXPECT_NE(NULL, strstr(b, "latsplit_agent_breakdowns_total{peer=\"node1\"} 3\n"));
+	free(b);
+	free(p);
+}
+
+TEST(stale_peers_are_down)
+{
+	static char *const names[] = { "fresh", "old", "never", "new" };
+	struct ls_summary s = { .count = 10, .p50 = 2000, .mean = 2000 };
+	struct ls_agent_stats st = { .version = "9.9", .now = 1000, .stale_s = 100 };
+	struct ls_agent_peer *p;
+	struct ls_err err = { 0 };
+	char *b;
+
+	ASSERT_EQ(0, ls_agent_peers_merge(NULL, 0, names, 4, &p, &err));
+	for (int i = 0; i < 4; i++)
+		p[i].since = 500;
+	p[3].since = 950;
+	ls_agent_take_probe(&p[0], 0, &s, 990);
+	ls_agent_take_probe(&p[1], 0, &s, 850);	/* 150 s ago: stale */
+	p[1].skipped = 5;
+	b = page_st(p, 4, &st);
+	ASSERT_NE(NULL, b);
+	EXPECT_NE(NULL, strstr(b, "latsplit_agent_peer_up{peer=\"fresh\"} 1\n"));
+	EXPECT_NE(NULL, strstr(b, "latsplit_agent_peer_up{peer=\"old\"} 0\n"));
+	/* its last figures are not shown as current; its last time is */
+	EXPECT_EQ(NULL, strstr(b, "latsplit_agent_oneway_seconds{peer=\"old\""));
+	EXPECT_NE(NULL, strstr(b, "latsplit_agent_oneway_seconds{peer=\"fresh\""));
+	EXPECT_NE(NULL, strstr(b, "latsplit_agent_last_probe_timestamp_seconds{peer=\"old\"} 850\n"));
+	/* never measured since joining 500 s ago: down; joined 50 s ago: no sample yet */
+	EXPECT_NE(NULL, strstr(b, "latsplit_agent_peer_up{peer=\"never\"} 0\n"));
+	EXPECT_EQ(NULL, strstr(b, "latsplit_agent_peer_up{peer=\"new\"}"));
+	EXPECT_NE(NULL, strstr(b, "latsplit_agent_peer_skipped_slots_total{peer=\"old\"} 5\n"));
+	free(b);
+	free(p);
+}
+
+TEST(owed_sessions_oldest_first)
+{
+	static char *const names[] = { "a", "b", "c" };
+	struct ls_agent_peer *p;
+	struct ls_err err = { 0 };
+
+	ASSERT_EQ(0, ls_agent_peers_merge(NULL, 0, names, 3, &p, &err));
+	EXPECT_EQ(NULL, ls_agent_owed_next(p, 3));
+	p[2].owed = 1 + 41;
+	p[0].owed = 1 + 43;
+	EXPECT_EQ(&p[2], ls_agent_owed_next(p, 3));
+	p[2].owed = 0;
+	EXPECT_EQ(&p[0], ls_agent_owed_next(p, 3));
+	/* slot 0 is owed as 1: not "none" */
+	p[1].owed = 1 + 0;
+	EXPECT_EQ(&p[1], ls_agent_owed_next(p, 3));
 	free(p);
 }
 

@@ -104,4 +104,15 @@ TEST(degenerate)
 	EXPECT_EQ(0, ls_sched_target(LS_SCHED_RANDOM, 9, 1, 2, 777));
 }
 
+TEST(stale_after)
+{
+	/* 4 nodes: a round is 3 slots of 5 s; 3 rounds and a 60 s session */
+	EXPECT_EQ(3 * 3 * 5 + 60, ls_sched_stale_after(4, 5000000000ull, 3, 60000000000ull));
+	/* breakdowns every 2 rounds: 6 rounds */
+	EXPECT_EQ(6 * 1 * 5 + 60, ls_sched_stale_after(2, 5000000000ull, 6, 60000000000ull));
+	/* no other node, or no rounds: never stale */
+	EXPECT_EQ(0, ls_sched_stale_after(1, 5000000000ull, 3, 60000000000ull));
+	EXPECT_EQ(0, ls_sched_stale_after(4, 5000000000ull, 0, 60000000000ull));
+}
+
 TEST_HARNESS_MAIN

@@ -53,6 +53,7 @@ struct bd_cli {
 	const char *peers;		/* --peers FILE: a fleet run */
 	struct ls_peers plist;		/* its hosts */
 	bool verbose;
+	bool pause_idle;		/* responder: backend paused while no prober is served */
 };
 
 /* What --prom keeps of one measured pair once its analysis is freed. */
@@ -119,6 +120,7 @@ struct bd_ctx {
 	char ibdev[64];
 	const struct ls_probe_result *res;
 	bool had_session;		/* responder: a prober session was begun */
+	bool idle_paused;		/* --pause-idle: the backend is paused now */
 };
 
 struct ls_json;
@@ -135,6 +137,13 @@ int bd_start(struct bd_ctx *x, struct ls_err *err);
 void bd_stop(struct bd_ctx *x);
 void bd_ctx_reset(struct bd_ctx *x);
 int bd_on_session_start(void *arg, struct ls_err *err);
+void bd_on_session_end(void *arg, int rc);
+/*
+ * --pause-idle: pause (true) or resume (false) the open backend; nothing
+ * without --pause-idle or without an open backend. An error when the
+ * backend cannot pause or the call failed.
+ */
+int bd_idle_pause(struct bd_ctx *x, bool paused, struct ls_err *err);
 void bd_filter_records(struct ls_bd_host *h, uint64_t from, uint64_t to);
 void bd_on_run_start(void *arg, const struct ls_probe_run *run);
 void bd_on_run_end(void *arg, const struct ls_probe_run *run);

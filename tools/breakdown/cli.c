@@ -50,6 +50,8 @@ static void usage(FILE *fp)
 "kernel backend:\n"
 "  -b, --backend NAME        auto (default), kmod, ebpf or none\n"
 "      --ring-kib N          record ring size in KiB (default %u)\n"
+"      --pause-idle          responder: keep the backend paused while no prober\n"
+"                            is served (it records from the session's start)\n"
 "transmission model:\n"
 "      --link-gbps G         link rate in Gb/s (default: the port's rate file)\n"
 "      --cable-m M           cable metres per hop (default 0; 5 ns/m)\n"
@@ -91,7 +93,7 @@ static void usage(FILE *fp)
 /* breakdown's own long options (the probe's come from probe_opts.h). */
 enum { O_RING = 256, O_GBPS, O_CABLE, O_HOPS, O_SWITCH, O_FLOOR, O_BASE, O_TAIL,
        O_NORMAL, O_ABN, O_HURTS, O_SHARE, O_EXPECT, O_JSON, O_SAMPLES, O_PROM, O_REPORT,
-       O_SLACK, O_PEERS };
+       O_SLACK, O_PEERS, O_PAUSE_IDLE };
 
 static const struct ls_opt_name switches[] = {
 	{ "sf", LS_SWITCH_SF }, { "ct", LS_SWITCH_CT }, { NULL, 0 },
@@ -129,6 +131,7 @@ static const struct ls_opt bd_options[] = {
 	LS_OPT_STR("report", O_REPORT, BC, report),
 	LS_OPT_STR("peers", O_PEERS, BC, peers),
 	LS_OPT_FLAG("verbose", 'v', BC, verbose),
+	LS_OPT_FLAG("pause-idle", O_PAUSE_IDLE, BC, pause_idle),
 	LS_OPT_HELPOPT,
 };
 
@@ -166,6 +169,8 @@ static int check_args(struct bd_cli *c, int argc, char **argv, bool have_n)
 	if (!c->is_prober && (c->json || c->samples || c->prom || c->baseline || c->report))
 		return ls_opts_bad("breakdown", "--json, --samples, --prom, --report and --baseline belong "
 				   "to the prober (the responder ships its data to it)");
+	if (c->is_prober && c->pause_idle)
+		return ls_opts_bad("breakdown", "--pause-idle belongs to the responder (a prober records only while it probes)");
 	return 0;
 }
 
@@ -261,6 +266,11 @@ static int run_responder(struct bd_cli *c, struct bd_ctx *x)
 	x->res = &r;
 	if (bd_start(x, &err)) {
 		ls_warn("breakdown: %s", err.msg);
+		return LS_EXIT_USAGE;
+	}
+	if (bd_idle_pause(x, true, &err)) {
+		ls_warn("breakdown: responder: %s", err.msg);
+		bd_stop(x);
 		return LS_EXIT_USAGE;
 	}
 	if (!x->local.measured)
@@ -483,6 +493,7 @@ static int bd_setup(struct bd_cli *c, struct bd_ctx *x, int argc, char **argv)
 	c->o.run_end = bd_on_run_end;
 	c->o.finish = bd_on_finish;
 	c->o.session_start = bd_on_session_start;
+	c->o.session_end = bd_on_session_end;
 	c->o.arg = x;
 	x->c = c;
 	return 0;

@@ -394,6 +394,9 @@ int bd_on_session_start(void *arg, struct ls_err *err)
 
 	if (!x->had_session) {
 		x->had_session = true;
+		/* --pause-idle: record from here on, before the probe's traffic */
+		if (bd_idle_pause(x, false, err))
+			return ls_err_wrap(err, "breakdown responder: resume the backend");
 		return 0;
 	}
 	bd_stop(x);
@@ -404,6 +407,35 @@ int bd_on_session_start(void *arg, struct ls_err *err)
 		return ls_err_wrap(err, "breakdown responder: a new session's backend");
 	if (!x->local.measured)
 		ls_warn("breakdown: responder: no kernel backend for this session (%s)", x->local.why);
+	return 0;
+}
+
+/*
+ * Responder callback after each session bd_on_session_start began: with
+ * --pause-idle the backend pauses until the next prober (a failed session
+ * leaves the responder waiting; a completed one ends it, and bd_stop then
+ * reads the paused backend's records and counts as usual).
+ */
+void bd_on_session_end(void *arg, int rc)
+{
+	struct bd_ctx *x = arg;
+	struct ls_err e = { 0 };
+
+	if (bd_idle_pause(x, true, &e))
+		ls_warn("breakdown: responder: %s: it records until the next session", e.msg);
+}
+
+/* --pause-idle: pause or resume the open backend (see bd.h). */
+int bd_idle_pause(struct bd_ctx *x, bool paused, struct ls_err *err)
+{
+	if (!x->c->pause_idle || !x->ops || x->idle_paused == paused)
+		return 0;
+	if (!x->ops->pause)
+		return ls_errf(err, "--pause-idle: the %s backend cannot pause", x->ops->name);
+	if (x->ops->pause(x->b, paused, err))
+		return ls_err_wrap(err, "--pause-idle: %s the %s backend",
+				   paused ? "pause" : "resume", x->ops->name);
+	x->idle_paused = paused;
 	return 0;
 }
 

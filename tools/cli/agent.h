@@ -5,8 +5,11 @@
  * tests can drive them.
  *
  * The agent keeps, per peer of its list, the last probe's one-way summary
- * and counters of probes, failures and busy refusals, and the last
- * breakdown's record (struct bd_prom_pair, as `breakdown --prom` keeps it).
+ * (with every probe's sample sum and count, the summary's _sum and
+ * _count), counters of probes, failures, busy refusals and skipped slots,
+ * the session it is owed after a skipped slot, and the last breakdown's
+ * record (struct bd_prom_pair, as `breakdown --prom` keeps it) with its
+ * time. A peer whose last result is older than a bound is shown down.
  * Memory is one fixed-size record per peer (at most LS_PEERS_MAX). The page
  * is rendered with the Prometheus writer (prom.h) into a memory buffer.
  */
@@ -26,16 +29,25 @@
 /* What the agent knows of one peer. */
 struct ls_agent_peer {
 	char name[LS_PEER_NAME_MAX + 1];
+	double since;			/* when it joined the list, Unix seconds */
 	bool probed;			/* a probe session ended (ok or not) */
-	bool up;			/* the last finished probe measured to the end */
-	struct ls_summary oneway;	/* its one-way latency, ns (probed && up) */
-	double last_ts;			/* when the last probe ended, Unix seconds */
+	bool up;			/* the last finished session (probe or breakdown) measured */
+	struct ls_summary oneway;	/* the last probe's one-way latency, ns (probed && up) */
+	double ow_sum_ns;		/* every successful probe's samples: their sum, ns */
+	uint64_t ow_count;		/* ... and their count (the summary's _sum, _count) */
+	double last_ts;			/* when the last probe or breakdown ended, Unix seconds */
 	uint64_t probes;		/* probe sessions run (busy refusals included) */
 	uint64_t failures;		/* probe sessions that failed (not busy) */
 	uint64_t busy;			/* refused: the responder served another prober */
 	uint64_t breakdowns, bd_failures;
-	bool have_bd;			/* bd holds the last successful breakdown */
+	uint64_t skipped;		/* its slots skipped: --max-sessions in flight */
+	uint64_t owed;			/* 0, or 1 + the slot whose session it is owed */
+	bool owed_bd;			/* the owed session is a breakdown */
+	bool have_bd;			/* bd holds the last breakdown (bd.head.ok: it measured) */
+	double bd_ts;			/* when the last breakdown ended, Unix seconds */
 	struct bd_prom_pair bd;		/* ctr NULL: its statistics list is not kept */
+	double bd_sum_ns[4];		/* every measured breakdown's samples, by part: sum */
+	uint64_t bd_count[4];		/* ... and count */
 };
 
 /* The agent's own counters. */
@@ -44,7 +56,32 @@ struct ls_agent_stats {
 	uint64_t skipped;		/* slots skipped: --max-sessions in flight */
 	uint64_t reloads, reload_failures;	/* SIGHUP re-reads of the peers file */
 	uint64_t responder_restarts;	/* responder processes that ended with a failure */
+	double now;			/* the page's time, Unix seconds (0: nothing is stale) */
+	double stale_s;			/* a peer's last result older than this: up 0 */
+	double bd_stale_s;		/* a breakdown older than this: its figures dropped */
 };
+
+/*
+ * Take a probe session's result into p at now (Unix seconds): rc 0 with its
+ * one-way summary s (accumulated into _sum and _count), else a failure.
+ * A busy refusal is not a result: count it with p->busy instead.
+ */
+void ls_agent_take_probe(struct ls_agent_peer *p, int rc, const struct ls_summary *s,
+			 double now);
+/*
+ * Take a breakdown session's result: rc 0 with its record bd (kept, its
+ * parts accumulated; a measured breakdown also shows the peer up), else a
+ * failure (the last figures are dropped: the pair shows breakdown_up 0).
+ */
+void ls_agent_take_bd(struct ls_agent_peer *p, int rc, const struct bd_prom_pair *bd,
+		      double now);
+/* The peer whose owed session is the oldest (see owed), or NULL. */
+struct ls_agent_peer *ls_agent_owed_next(struct ls_agent_peer *p, size_t n);
+/*
+ * Whether p's last result (or, never probed, its joining the list) is
+ * older than stale_s at now.
+ */
+bool ls_agent_peer_stale(const struct ls_agent_peer *p, double now, double stale_s);
 
 /*
  * The peers of a new list (names, n of them) into *out (malloc'd, n

@@ -33,8 +33,82 @@ int ls_agent_peers_merge(const struct ls_agent_peer *old, size_t nold,
 	return 0;
 }
 
+/* Take a probe session's result into p (see agent.h). */
+void ls_agent_take_probe(struct ls_agent_peer *p, int rc, const struct ls_summary *s,
+			 double now)
+{
+	p->probes++;
+	p->probed = true;
+	p->last_ts = now;
+	if (rc) {
+		p->failures++;
+		p->up = false;
+		return;
+	}
+	p->up = true;
+	p->oneway = *s;
+	p->ow_sum_ns += s->mean * (double)s->count;
+	p->ow_count += s->count;
+}
+
+/* Take a breakdown session's result into p (see agent.h). */
+void ls_agent_take_bd(struct ls_agent_peer *p, int rc, const struct bd_prom_pair *bd,
+		      double now)
+{
+	p->breakdowns++;
+	p->bd_ts = now;
+	p->have_bd = true;
+	if (rc) {
+		p->bd_failures++;
+		memset(&p->bd, 0, sizeof(p->bd));	/* breakdown_up 0, no figures */
+		return;
+	}
+	p->bd = *bd;
+	p->bd.ctr = NULL;
+	p->bd.nctr = 0;
+	p->bd.head.ok = true;
+	for (int k = 0; k < 4; k++) {
+		p->bd_sum_ns[k] += bd->sums[k].mean * (double)bd->sums[k].count;
+		p->bd_count[k] += bd->sums[k].count;
+	}
+	/* it measured through the peer's responder: the peer is up */
+	p->probed = true;
+	p->up = true;
+	p->last_ts = now;
+}
+
+/* The peer with the oldest owed session, or NULL. */
+struct ls_agent_peer *ls_agent_owed_next(struct ls_agent_peer *p, size_t n)
+{
+	struct ls_agent_peer *best = NULL;
+
+	for (size_t i = 0; i < n; i++)
+		if (p[i].owed && (!best || p[i].owed < best->owed))
+			best = &p[i];
+	return best;
+}
+
+/* Whether p's last result, or its joining the list, is older than stale_s. */
+bool ls_agent_peer_stale(const struct ls_agent_peer *p, double now, double stale_s)
+{
+	double ref = p->last_ts > p->since ? p->last_ts : p->since;
+
+	return now > 0 && stale_s > 0 && ref > 0 && now - ref > stale_s;
+}
+
+/* A summary with the last window's quantiles and the cumulative _sum and _count. */
+static struct ls_summary cumulative(const struct ls_summary *last, double sum_ns,
+				    uint64_t count)
+{
+	struct ls_summary s = *last;
+
+	s.count = count;
+	s.mean = count ? sum_ns / (double)count : 0;
+	return s;
+}
+
 /* Which per-peer counter a family shows. */
-enum peer_ctr { CTR_PROBES, CTR_FAILURES, CTR_BUSY, CTR_BD, CTR_BD_FAILURES };
+enum peer_ctr { CTR_PROBES, CTR_FAILURES, CTR_BUSY, CTR_BD, CTR_BD_FAILURES, CTR_SKIPPED };
 
 /* Peer p's counter c. */
 static uint64_t peer_ctr(const struct ls_agent_peer *p, enum peer_ctr c)
@@ -48,6 +122,8 @@ static uint64_t peer_ctr(const struct ls_agent_peer *p, enum peer_ctr c)
 		return p->busy;
 	case CTR_BD:
 		return p->breakdowns;
+	case CTR_SKIPPED:
+		return p->skipped;
 	default:
 		return p->bd_failures;
 	}
@@ -69,23 +145,29 @@ static const struct {
 	  CTR_BD },
 	{ "latsplit_agent_breakdown_failures_total",
 	  "Kernel-recorded breakdowns with the peer that failed.", CTR_BD_FAILURES },
+	{ "latsplit_agent_peer_skipped_slots_total",
+	  "The peer's slots skipped because --max-sessions sessions were in flight (its session runs later).",
+	  CTR_SKIPPED },
 };
 
-/* One family with one sample per peer: a counter (c >= 0) or a gauge of fig. */
+/* One family with one sample per peer: a counter (c >= 0), up (-1) or the last result's time (-2). */
 static int per_peer(struct ls_prom *pr, const struct ls_agent_peer *p, size_t n,
-		    const char *name, enum ls_prom_type type, const char *help, int c,
-		    struct ls_err *err)
+		    const struct ls_agent_stats *st, const char *name, enum ls_prom_type type,
+		    const char *help, int c, struct ls_err *err)
 {
 	struct ls_prom_label l;
 
 	if (ls_prom_family(pr, name, type, help, err))
 		return -1;
 	for (size_t i = 0; i < n; i++) {
+		bool stale = ls_agent_peer_stale(&p[i], st->now, st->stale_s);
 		double v;
 
 		l = (struct ls_prom_label){ "peer", p[i].name };
 		if (c >= 0)
 			v = (double)peer_ctr(&p[i], c);
+		else if (c == -1 && stale)
+			v = 0;		/* no result for too long: not known to be up */
 		else if (!p[i].probed)
 			continue;
 		else
@@ -115,7 +197,7 @@ static int agent_families(struct ls_prom *pr, size_t n, const struct ls_agent_st
 	    ls_prom_sample(pr, NULL, NULL, 0, (double)n, err))
 		return -1;
 	if (ls_prom_family(pr, "latsplit_agent_skipped_slots_total", LS_PROM_COUNTER,
-			   "Schedule slots skipped because --max-sessions sessions were in flight.",
+			   "Schedule slots skipped because --max-sessions sessions (or the target's own) were in flight.",
 			   err) ||
 	    ls_prom_sample(pr, NULL, NULL, 0, (double)st->skipped, err))
 		return -1;
@@ -137,39 +219,49 @@ static int agent_families(struct ls_prom *pr, size_t n, const struct ls_agent_st
 
 /* The probes' families: liveness, one-way summary, last time, counters. */
 static int probe_families(struct ls_prom *pr, const struct ls_agent_peer *p, size_t n,
-			  struct ls_err *err)
+			  const struct ls_agent_stats *st, struct ls_err *err)
 {
 	struct ls_prom_label l;
 
-	if (per_peer(pr, p, n, "latsplit_agent_peer_up", LS_PROM_GAUGE,
-		     "1 when the last finished probe of the peer measured to the end, 0 when it failed; absent before the first.",
+	if (per_peer(pr, p, n, st, "latsplit_agent_peer_up", LS_PROM_GAUGE,
+		     "1 when the last finished probe or breakdown of the peer measured to the end, 0 when it failed or when the last result is stale; absent before the first.",
 		     -1, err))
 		return -1;
 	if (ls_prom_family(pr, "latsplit_agent_oneway_seconds", LS_PROM_SUMMARY,
-			   "One-way RDMA latency to the peer in the agent's last probe of it (RTT/2).",
+			   "One-way RDMA latency to the peer (RTT/2): quantiles of the agent's last probe of it, _sum and _count over all its probes.",
 			   err))
 		return -1;
 	for (size_t i = 0; i < n; i++) {
-		if (!p[i].probed || !p[i].up || !p[i].oneway.count)
+		struct ls_summary s;
+
+		if (!p[i].probed || !p[i].up || !p[i].oneway.count ||
+		    ls_agent_peer_stale(&p[i], st->now, st->stale_s))
 			continue;
 		l = (struct ls_prom_label){ "peer", p[i].name };
-		if (ls_prom_summary(pr, &l, 1, &p[i].oneway, err))
+		s = cumulative(&p[i].oneway, p[i].ow_sum_ns, p[i].ow_count);
+		if (ls_prom_summary(pr, &l, 1, &s, err))
 			return -1;
 	}
-	if (per_peer(pr, p, n, "latsplit_agent_last_probe_timestamp_seconds", LS_PROM_GAUGE,
-		     "When the agent's last probe of the peer ended, Unix time.", -2, err))
+	if (per_peer(pr, p, n, st, "latsplit_agent_last_probe_timestamp_seconds", LS_PROM_GAUGE,
+		     "When the agent's last probe or breakdown of the peer ended (ok or not), Unix time.",
+		     -2, err))
 		return -1;
 	for (size_t f = 0; f < ARRAY_SIZE(peer_ctrs); f++)
-		if (per_peer(pr, p, n, peer_ctrs[f].name, LS_PROM_COUNTER, peer_ctrs[f].help,
+		if (per_peer(pr, p, n, st, peer_ctrs[f].name, LS_PROM_COUNTER, peer_ctrs[f].help,
 			     (int)peer_ctrs[f].c, err))
 			return -1;
 	return 0;
 }
 
-/* The last breakdowns, as `breakdown --prom` writes them (latsplit_breakdown_*). */
+/*
+ * The last breakdowns, as `breakdown --prom` writes them (latsplit_breakdown_*):
+ * a failed or stale one as breakdown_up 0 without figures; the summaries'
+ * _sum and _count over all the peer's measured breakdowns; and when each ended.
+ */
 static int bd_families(struct ls_prom *pr, const struct ls_agent_peer *p, size_t n,
-		       struct ls_err *err)
+		       const struct ls_agent_stats *st, struct ls_err *err)
 {
+	struct ls_prom_label l;
 	struct bd_prom_pair *pp;
 	size_t k = 0;
 	int rc;
@@ -183,12 +275,30 @@ static int bd_families(struct ls_prom *pr, const struct ls_agent_peer *p, size_t
 		pp[k] = p[i].bd;
 		pp[k].ctr = NULL;
 		pp[k].nctr = 0;
+		if (st->now > 0 && st->bd_stale_s > 0 && st->now - p[i].bd_ts > st->bd_stale_s)
+			pp[k].head.ok = false;
+		for (int s = 0; pp[k].head.ok && s < 4; s++)
+			pp[k].sums[s] = cumulative(&p[i].bd.sums[s], p[i].bd_sum_ns[s],
+						   p[i].bd_count[s]);
 		snprintf(pp[k].head.peer, sizeof(pp[k].head.peer), "%s", p[i].name);
 		k++;
 	}
 	rc = bd_write_prom(pr, pp, k, err);
 	free(pp);
-	return rc;
+	if (rc)
+		return rc;
+	if (ls_prom_family(pr, "latsplit_breakdown_last_timestamp_seconds", LS_PROM_GAUGE,
+			   "When the agent's last breakdown of the peer ended (measured or not), Unix time.",
+			   err))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (!p[i].have_bd)
+			continue;
+		l = (struct ls_prom_label){ "peer", p[i].name };
+		if (ls_prom_sample(pr, NULL, &l, 1, p[i].bd_ts, err))
+			return -1;
+	}
+	return 0;
 }
 
 /* Write the /metrics page. */
@@ -201,9 +311,9 @@ int ls_agent_render(FILE *fp, const struct ls_agent_peer *p, size_t n,
 	ls_prom_open_fp(&pr, fp, false);
 	err_rc = agent_families(&pr, n, st, err);
 	if (!err_rc)
-		err_rc = probe_families(&pr, p, n, err);
+		err_rc = probe_families(&pr, p, n, st, err);
 	if (!err_rc)
-		err_rc = bd_families(&pr, p, n, err);
+		err_rc = bd_families(&pr, p, n, st, err);
 	if (err_rc) {
 		ls_prom_abort(&pr);
 		return -1;

@@ -19,6 +19,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <infiniband/verbs.h>
 #include <microhttpd.h>
@@ -49,6 +50,9 @@
 #define AGENT_STOP_GRACE_NS	5000000000ull	/* SIGTERM to SIGKILL on shutdown */
 #define AGENT_RESTART_NS	1000000000ull	/* a failed responder's restart delay */
 #define AGENT_BD_RESTART_NS	50000000ull	/* the breakdown responder, between sessions */
+#define AGENT_RESTART_RESET_NS	60000000000ull	/* a responder that lived this long: backoff reset */
+#define AGENT_STALE_ROUNDS	3		/* a peer without a result for this many rounds: stale */
+#define AGENT_SLOT_MAX_NS	(24ull * 3600 * 1000000000)	/* --slot's upper bound */
 
 struct agent_cli {
 	const char *peers;
@@ -88,6 +92,7 @@ struct agent_child {
 	int fd;				/* result pipe (sessions), else -1 */
 	char peer[LS_PEER_NAME_MAX + 1];
 	uint64_t deadline_ns;		/* sessions: killed past it */
+	uint64_t started_ns;		/* when it was forked */
 	bool retried;			/* a retry after busy already */
 	bool killed;
 };
@@ -115,6 +120,8 @@ struct agent {
 	uint64_t last_slot;
 	bool have_slot;
 	int sfd;			/* signalfd */
+	bool stopping;			/* SIGTERM/SIGINT: sessions are being ended */
+	pid_t self_pid;			/* the agent's pid, for the children's parent check */
 	struct MHD_Daemon *mhd;
 	pthread_mutex_t lock;		/* guards page, page_len */
 	char *page;
@@ -177,7 +184,7 @@ static void usage(FILE *fp)
 "  -p, --port N              probe port, the responder's and the peers' (default 19515)\n"
 "      --breakdown-port N    breakdown port (default: --port + 1)\n"
 "      --breakdown-every K   a kernel-recorded breakdown every K rounds (default 0: never)\n"
-"      --slot DUR            one probe per slot (default 5s); a round is N-1 slots\n"
+"      --slot DUR            one probe per slot (default 5s, 100ms-86400s); a round is N-1 slots\n"
 "      --schedule S          round-robin (default) or random (a random start each round)\n"
 "      --seed N              the random schedule's seed, the same on every node (default 0)\n"
 "      --max-sessions N      probe sessions of this agent in flight at once (default 1)\n"
@@ -189,7 +196,8 @@ static void usage(FILE *fp)
 "\n"
 "signals: SIGHUP re-reads --peers (a bad file keeps the old list); SIGTERM and\n"
 "SIGINT stop the schedule, end the sessions in flight and exit 0.\n"
-"exit status: 0 stopped by a signal, 2 bad input or could not start.\n");
+"exit status: 0 stopped by a signal, 1 the main loop failed, 2 bad input or could\n"
+"not start.\n");
 }
 
 /* Log a line on stderr (the journal under systemd). */
@@ -254,6 +262,9 @@ static int load_peers(struct agent *a, struct ls_err *err)
 	free(a->peers);
 	a->peers = np;
 	a->npeers = k;
+	for (size_t i = 0; i < k; i++)
+		if (!np[i].since)
+			np[i].since = (double)wall_ns() / 1e9;
 	ls_peers_free(&a->list);
 	a->list = l;
 	l = (struct ls_peers){ 0 };
@@ -276,10 +287,17 @@ static struct ls_agent_peer *find_peer(struct agent *a, const char *name)
 /* Render the page and swap it in: the HTTP thread only ever copies it under the lock. */
 static void publish(struct agent *a)
 {
+	size_t m = a->list.n + (a->self_idx == a->list.n);	/* nodes, self included */
 	struct ls_err err = { 0 };
 	char *buf, *old;
 	size_t len;
 
+	a->st.now = (double)wall_ns() / 1e9;
+	a->st.stale_s = ls_sched_stale_after(m, a->c.slot_ns, AGENT_STALE_ROUNDS,
+					     a->c.session_timeout_ns);
+	a->st.bd_stale_s = ls_sched_stale_after(m, a->c.slot_ns,
+						(uint64_t)AGENT_STALE_ROUNDS * a->c.bd_every,
+						a->c.session_timeout_ns);
 	if (ls_agent_render_buf(a->peers, a->npeers, &a->st, &buf, &len, &err)) {
 		agent_log("/metrics: %s (the previous page is kept)", err.msg);
 		return;
@@ -462,6 +480,9 @@ static void __attribute__((noreturn)) child_main(struct agent *a, enum child_kin
 	int ac = 0, devnull, rc;
 
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	/* the agent may have died before the line above: no signal would come */
+	if (getppid() != a->self_pid)
+		_exit(LS_EXIT_FAIL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
@@ -488,6 +509,8 @@ static void __attribute__((noreturn)) child_main(struct agent *a, enum child_kin
 		_exit(cmd_probe(ac, av));
 	case CH_BD_RESP:
 		av[ac++] = "breakdown";
+		/* no tracing while it waits: the observer's cost only during a breakdown */
+		av[ac++] = "--pause-idle";
 		ac = common_args(a, av, ac, true, true, port);
 		av[ac] = NULL;
 		_exit(cmd_breakdown(ac, av));
@@ -550,7 +573,8 @@ static int spawn(struct agent *a, enum child_kind kind, const char *peer, bool r
 	c->retried = retried;
 	if (peer)
 		snprintf(c->peer, sizeof(c->peer), "%s", peer);
-	c->deadline_ns = session ? ls_now_ns() + a->c.session_timeout_ns : 0;
+	c->started_ns = ls_now_ns();
+	c->deadline_ns = session ? c->started_ns + a->c.session_timeout_ns : 0;
 	return 0;
 }
 
@@ -575,6 +599,7 @@ static void session_done(struct agent *a, struct agent_child *c, int status)
 {
 	struct ls_agent_peer *p = find_peer(a, c->peer);
 	struct agent_result res;
+	bool was_up;
 	ssize_t n;
 
 	n = read(c->fd, &res, sizeof(res));
@@ -592,37 +617,28 @@ static void session_done(struct agent *a, struct agent_child *c, int status)
 	}
 	if (!p)
 		return;		/* the peer left the list meanwhile */
+	/* ended by the agent's own SIGTERM without a result: no figure of the peer's */
+	if (a->stopping && n != (ssize_t)sizeof(res))
+		return;
+	was_up = !p->probed || p->up;
 	if (c->kind == CH_BD) {
-		p->breakdowns++;
-		if (res.rc) {
-			p->bd_failures++;
-			return;
-		}
-		p->bd = res.bd;
-		p->bd.ctr = NULL;
-		p->have_bd = true;
+		ls_agent_take_bd(p, res.rc, &res.bd, (double)wall_ns() / 1e9);
+		if (!res.rc && !was_up)
+			agent_log("peer %s up again", p->name);
 		return;
 	}
-	p->probes++;
 	if (res.busy) {
+		p->probes++;
 		p->busy++;
 		if (!c->retried)
 			plan_retry(a, c);
 		return;
 	}
-	if (res.rc) {
-		p->failures++;
-		if (!p->probed || p->up)
-			agent_log("peer %s down: %s", p->name, res.why);
-		p->up = false;
-	} else {
-		if (p->probed && !p->up)
-			agent_log("peer %s up again", p->name);
-		p->up = true;
-		p->oneway = res.s;
-	}
-	p->probed = true;
-	p->last_ts = (double)wall_ns() / 1e9;
+	ls_agent_take_probe(p, res.rc, &res.s, (double)wall_ns() / 1e9);
+	if (res.rc && was_up)
+		agent_log("peer %s down: %s", p->name, res.why);
+	else if (!res.rc && !was_up)
+		agent_log("peer %s up again", p->name);
 }
 
 /* A responder child ended: plan its restart (at once after a breakdown session). */
@@ -639,6 +655,9 @@ static void responder_done(struct agent *a, struct agent_child *c, int status, b
 		return;
 	}
 	a->st.responder_restarts++;
+	/* one that ran long enough was healthy: its backoff starts over */
+	if (ls_now_ns() - c->started_ns > AGENT_RESTART_RESET_NS)
+		a->resp_fail_ns[r] = 0;
 	a->resp_fail_ns[r] = a->resp_fail_ns[r] ? a->resp_fail_ns[r] * 2 : AGENT_RESTART_NS;
 	if (a->resp_fail_ns[r] > 30 * AGENT_RESTART_NS)
 		a->resp_fail_ns[r] = 30 * AGENT_RESTART_NS;
@@ -668,6 +687,7 @@ static bool reap(struct agent *a, bool stopping)
 				changed = true;
 			} else {
 				responder_done(a, c, status, stopping);
+				changed = true;	/* the restart counter may have moved */
 			}
 			c->pid = 0;
 			break;
@@ -691,15 +711,59 @@ static void kill_overdue(struct agent *a)
 	}
 }
 
-/* Start a session of kind with peer, unless --max-sessions are in flight. */
+/* Whether a session with peer is in flight. */
+static bool in_flight(const struct agent *a, const char *peer)
+{
+	for (size_t i = 0; i < AGENT_MAX_CHILDREN; i++)
+		if (a->ch[i].pid && (a->ch[i].kind == CH_PROBE || a->ch[i].kind == CH_BD) &&
+		    !strcmp(a->ch[i].peer, peer))
+			return true;
+	return false;
+}
+
+/*
+ * Start a session of kind with peer; with --max-sessions in flight the
+ * slot is skipped and counted, and the peer is owed a session (the
+ * oldest owed one starts as soon as one ends), so a session outliving
+ * its slot never starves the same peer round after round.
+ */
 static void start_session(struct agent *a, enum child_kind kind, const char *peer,
 			  bool retried)
 {
-	if (sessions(a) >= a->c.max_sessions) {
+	struct ls_agent_peer *p = find_peer(a, peer);
+
+	if (sessions(a) >= a->c.max_sessions || (p && in_flight(a, peer))) {
 		a->st.skipped++;
+		if (p) {
+			p->skipped++;
+			if (!p->owed)
+				p->owed = a->last_slot + 1;
+			p->owed_bd |= kind == CH_BD;
+		}
 		return;
 	}
+	if (p) {
+		p->owed = 0;
+		p->owed_bd = false;
+	}
 	spawn(a, kind, peer, retried);
+}
+
+/* Start the owed sessions, oldest first, while --max-sessions allow. */
+static void run_owed(struct agent *a)
+{
+	while (sessions(a) < a->c.max_sessions) {
+		struct ls_agent_peer *p = ls_agent_owed_next(a->peers, a->npeers);
+		enum child_kind kind;
+
+		if (!p || in_flight(a, p->name))
+			return;	/* its own session is still running: it waits */
+		kind = p->owed_bd ? CH_BD : CH_PROBE;
+		p->owed = 0;
+		p->owed_bd = false;
+		if (spawn(a, kind, p->name, false))
+			return;
+	}
 }
 
 /* A new slot: its target, probed or broken down. */
@@ -767,6 +831,8 @@ static int next_wait_ms(const struct agent *a)
 	for (size_t i = 0; i < AGENT_MAX_CHILDREN; i++)
 		if (a->ch[i].pid && a->ch[i].deadline_ns && !a->ch[i].killed)
 			nearer(&wait, now, a->ch[i].deadline_ns);
+	if (wait > (uint64_t)INT_MAX * 1000000 / 2)
+		wait = (uint64_t)INT_MAX * 1000000 / 2;
 	return (int)(wait / 1000000) + 1;
 }
 
@@ -817,20 +883,20 @@ static void stop_children(struct agent *a)
 	}
 }
 
-/* The main loop: signals, ended children, slots; returns on SIGTERM/SIGINT. */
-static void loop(struct agent *a)
+/* The main loop: signals, ended children, slots; 0 on SIGTERM/SIGINT, -1 when poll fails. */
+static int loop(struct agent *a)
 {
 	struct signalfd_siginfo si;
 	struct pollfd pfd = { .fd = a->sfd, .events = POLLIN };
 	bool stop = false;
 
 	while (!stop) {
-		uint64_t slot;
+		uint64_t slot, skipped = a->st.skipped;
 		bool changed = false;
 
 		if (poll(&pfd, 1, next_wait_ms(a)) < 0 && errno != EINTR) {
-			agent_log("poll: %s", strerror(errno));
-			break;
+			agent_log("poll: %s: stopping", strerror(errno));
+			return -1;
 		}
 		while (read(a->sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 			if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT)
@@ -849,11 +915,14 @@ static void loop(struct agent *a)
 			a->have_slot = true;
 			a->last_slot = slot;
 			run_slot(a, slot);
+			changed = true;	/* staleness moves with time: a fresh page each slot */
 		}
 		run_due(a);
-		if (changed)
+		run_owed(a);
+		if (changed || a->st.skipped != skipped)
 			publish(a);
 	}
+	return 0;
 }
 
 /* The checks before anything starts: options, key, device, peers file; an exit status. */
@@ -869,6 +938,8 @@ static int check_start(struct agent *a)
 		return ls_opts_bad("agent", "give --key FILE (the fleet's shared key) or --insecure");
 	if (a->c.slot_ns < 100000000ull)
 		return ls_opts_bad("agent", "--slot must be at least 100ms");
+	if (a->c.slot_ns > AGENT_SLOT_MAX_NS)
+		return ls_opts_bad("agent", "--slot must be at most 86400s (24 hours)");
 	if (a->c.session_timeout_ns < 1000000000ull)
 		return ls_opts_bad("agent", "--session-timeout must be at least 1s");
 	if (a->c.verb && ls_probe_parse_verb(a->c.verb, &(enum ls_probe_verb){ 0 }, &err))
@@ -877,6 +948,8 @@ static int check_start(struct agent *a)
 		return ls_opts_exit(LS_EXIT_USAGE, "agent", &err);
 	if (a->c.bd_port == a->c.port)
 		return ls_opts_bad("agent", "--breakdown-port must differ from --port (%u)", a->c.port);
+	if (a->c.bd_every && a->c.backend && !strcmp(a->c.backend, "kmod"))
+		return ls_opts_bad("agent", "--backend kmod with --breakdown-every: the breakdown responder owns latsplit.ko for its lifetime, so this node's own breakdowns could not open it; use --backend auto (the prober side falls back to eBPF) or ebpf");
 	if (a->c.self)
 		snprintf(a->self, sizeof(a->self), "%s", a->c.self);
 	else if (gethostname(a->self, sizeof(a->self) - 1))
@@ -909,6 +982,7 @@ int cmd_agent(int argc, char **argv)
 		return LS_EXIT_USAGE;
 	}
 	a->sfd = -1;
+	a->self_pid = getpid();
 	a->c.port = LS_OOB_DEFAULT_PORT;
 	a->c.slot_ns = 5000000000ull;
 	a->c.max_sessions = 1;
@@ -960,13 +1034,13 @@ int cmd_agent(int argc, char **argv)
 	a->resp_at_ns[0] = ls_now_ns();
 	a->resp_at_ns[1] = a->c.bd_every ? ls_now_ns() : 0;
 	run_due(a);
-	loop(a);
+	rc = loop(a) ? LS_EXIT_FAIL : LS_EXIT_OK;
+	a->stopping = true;
 	agent_log("stopping: ending the sessions in flight");
 	stop_children(a);
 	MHD_stop_daemon(a->mhd);
 	a->mhd = NULL;
 	agent_log("stopped");
-	rc = LS_EXIT_OK;
 out:
 	if (a->mhd)
 		MHD_stop_daemon(a->mhd);

@@ -26,3 +26,11 @@ long ls_sched_target(enum ls_sched_kind kind, uint64_t seed, size_t self, size_t
 	k = 1 + pos;
 	return (long)((self + k) % n);
 }
+
+/* The age past which a result is stale (see agent_sched.h), seconds. */
+double ls_sched_stale_after(size_t n, uint64_t slot_ns, uint64_t rounds, uint64_t grace_ns)
+{
+	if (n < 2 || !rounds)
+		return 0;
+	return ((double)rounds * (double)(n - 1) * (double)slot_ns + (double)grace_ns) / 1e9;
+}

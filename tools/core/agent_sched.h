@@ -31,4 +31,12 @@ enum ls_sched_kind { LS_SCHED_RR = 0, LS_SCHED_RANDOM = 1 };
 long ls_sched_target(enum ls_sched_kind kind, uint64_t seed, size_t self, size_t n,
 		     uint64_t slot);
 
+/*
+ * How old a result may grow before it is stale, in seconds: rounds rounds
+ * of a fleet of n nodes (a round is n - 1 slots of slot_ns) plus grace_ns
+ * (a session's longest run: a result can end that late); 0 when n < 2 or
+ * rounds is 0 (nothing is ever stale).
+ */
+double ls_sched_stale_after(size_t n, uint64_t slot_ns, uint64_t rounds, uint64_t grace_ns);
+
 #endif /* LS_AGENT_SCHED_H */

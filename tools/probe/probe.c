@@ -686,6 +686,7 @@ static int serve_one(struct probe *p, const struct ls_probe_opts *o)
 	struct ls_probe_result *r = p->r;
 	struct ls_probe_dev dev = r->dev;
 	struct ls_err se = { 0 };
+	bool started = false;
 	int rc;
 
 	ls_probe_result_free(r);
@@ -695,10 +696,14 @@ static int serve_one(struct probe *p, const struct ls_probe_opts *o)
 	p->o = o;
 	p->kept = 0;
 	rc = ls_auth_serve(&p->oob, p->key, o->connect_timeout_ns, &se);
-	if (!rc && o->session_start)
+	if (!rc && o->session_start) {
+		started = true;
 		rc = o->session_start(o->arg, &se);
+	}
 	if (!rc)
 		rc = server_session(p, &se);
+	if (started && o->session_end)
+		o->session_end(o->arg, rc);
 	if (rc && se.code == LS_E_LIMIT) {
 		note(p, "refused prober %s: %s", p->oob.peer, se.msg);
 		snprintf(r->fault, sizeof(r->fault), "%s", se.msg);

@@ -104,6 +104,11 @@ struct ls_probe_opts {
 	 * (NULL: none). Non-zero refuses that session with err, as a failed one.
 	 */
 	int (*session_start)(void *arg, struct ls_err *err);
+	/*
+	 * Responder: called after each session whose session_start was called
+	 * (NULL: none), with its result (0: completed).
+	 */
+	void (*session_end)(void *arg, int rc);
 	/* Called right before the first iteration / after the last of each run. */
 	void (*run_start)(void *arg, const struct ls_probe_run *run);
 	void (*run_end)(void *arg, const struct ls_probe_run *run);
