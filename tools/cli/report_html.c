@@ -368,7 +368,8 @@ char rh_doc_letter(size_t k)
 /* End the plots' column and open the facts beside them, named after the results. */
 void rh_aside_open(struct ls_sb *b, const struct ls_rdoc *d, size_t n)
 {
-	ls_sb_printf(b, "</div>\n<aside class=\"facts\" aria-label=\"facts of %s", d[0].kind);
+	ls_sb_printf(b, "</div>\n<aside class=\"facts\" aria-label=\"facts of ");
+	ls_sb_esc(b, d[0].kind);
 	for (size_t k = 0; k < n; k++) {
 		ls_sb_printf(b, " ");
 		ls_sb_esc(b, d[k].name);
@@ -608,7 +609,9 @@ static int section(struct ls_sb *b, const struct ls_rdoc *d, size_t n, struct ls
 {
 	int ret;
 
-	ls_sb_printf(b, "<section class=\"doc\" data-kind=\"%s\" data-docs=\"%zu\">\n<h2>", d[0].kind, n);
+	ls_sb_printf(b, "<section class=\"doc\" data-kind=\"");
+	ls_sb_esc(b, d[0].kind);
+	ls_sb_printf(b, "\" data-docs=\"%zu\">\n<h2>", n);
 	ls_sb_esc(b, d[0].kind);
 	ls_sb_printf(b, "%s", n > 1 ? " A/B: " : ": ");
 	for (size_t k = 0; k < n; k++) {
@@ -644,7 +647,8 @@ int ls_report_render(const struct ls_report *r, struct ls_sb *out, struct ls_err
 		if (ab)
 			ls_sb_printf(out, "%c: ", rh_doc_letter(k));
 		ls_sb_esc(out, r->docs[k].name);
-		ls_sb_printf(out, " (%s", r->docs[k].kind);
+		ls_sb_printf(out, " (");
+		ls_sb_esc(out, r->docs[k].kind);
 		if (r->docs[k].ndocs > 1)
 			ls_sb_printf(out, ", %zu documents pooled", r->docs[k].ndocs);
 		ls_sb_printf(out, ")</li>\n");
