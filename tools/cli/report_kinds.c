@@ -10,6 +10,7 @@
 #include "report.h"
 
 #define MAX_LINES	8	/* distributions per CDF / time plot */
+#define MAX_WARNINGS	64	/* distinct irq warnings listed */
 
 /* Indices of a set's series with samples, largest first, at most MAX_LINES. */
 static size_t pick_series(const struct ls_series_set *set, size_t *idx)
@@ -51,13 +52,15 @@ static int irq_cells(const struct ls_rdoc *d, struct rp_cell **out, size_t *n, s
 				continue;
 			for (size_t m = 0; m < c->obj.n; m++) {
 				const struct ls_jv *h = &c->obj.m[m].val;
+				char stage[sizeof((*out)->stage)];
 				double cnt = 0, sum = 0;
 				size_t j = 0;
 
 				if (!ls_jv_num(h, "count", &cnt) || !ls_jv_num(h, "sum_ns", &sum) || !cnt)
 					continue;
-				while (j < *n && !((*out)[j].cpu == (long)cpu &&
-						   !strcmp((*out)[j].stage, c->obj.m[m].key)))
+				/* the key as a cell stores it (cut to the cell's size) */
+				snprintf(stage, sizeof(stage), "%s", c->obj.m[m].key);
+				while (j < *n && !((*out)[j].cpu == (long)cpu && !strcmp((*out)[j].stage, stage)))
 					j++;
 				if (j == *n) {
 					if (ls_grow(out, &cap, *n, sizeof(**out), 16) ||
@@ -68,7 +71,7 @@ static int irq_cells(const struct ls_rdoc *d, struct rp_cell **out, size_t *n, s
 					memset(&(*out)[j], 0, sizeof(**out));
 					cnts[j] = 0;
 					snprintf((*out)[j].host, sizeof((*out)[j].host), "this host");
-					snprintf((*out)[j].stage, sizeof((*out)[j].stage), "%s", c->obj.m[m].key);
+					memcpy((*out)[j].stage, stage, sizeof(stage));
 					(*out)[j].cpu = (long)cpu;
 					(*n)++;
 				}
@@ -81,6 +84,65 @@ static int irq_cells(const struct ls_rdoc *d, struct rp_cell **out, size_t *n, s
 		(*out)[j].value_ns /= cnts[j];
 	free(cnts);
 	return 0;
+}
+
+/* Is warning e the same (code and message) as f? */
+static bool same_warning(const struct ls_jv *e, const struct ls_jv *f)
+{
+	static const char *const keys[] = { "code", "message" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+		const struct ls_jv *a = ls_jv_get(e, keys[i]), *b = ls_jv_get(f, keys[i]);
+
+		if (!a != !b || (a && (a->type != LS_JSTR || b->type != LS_JSTR ||
+				       strcmp(a->str.s, b->str.s))))
+			return false;
+	}
+	return true;
+}
+
+/* irq's warnings (code: message) of every pooled interval, each once with how many it was in. */
+static void irq_warnings(struct ls_sb *b, const struct ls_rdoc *d)
+{
+	const struct ls_jv *seen[MAX_WARNINGS];
+	size_t times[MAX_WARNINGS], nseen = 0, more = 0;
+
+	for (size_t k = 0; k < d->ndocs; k++) {
+		const struct ls_jv *w = ls_jv_get(&d->docs[k].root, "warnings");
+
+		for (size_t i = 0; w && w->type == LS_JARR && i < w->arr.n; i++) {
+			const struct ls_jv *e = &w->arr.v[i];
+			size_t j = 0;
+
+			if (e->type != LS_JOBJ)
+				continue;
+			while (j < nseen && !same_warning(seen[j], e))
+				j++;
+			if (j < nseen) {
+				times[j]++;
+			} else if (nseen < MAX_WARNINGS) {
+				seen[nseen] = e;
+				times[nseen++] = 1;
+			} else {
+				more++;
+			}
+		}
+	}
+	ls_sb_printf(b, "<h3>Warnings</h3>\n<ul class=\"warnings\">\n");
+	for (size_t j = 0; j < nseen; j++) {
+		ls_sb_printf(b, "<li>");
+		rh_jstr(b, seen[j], "code");
+		ls_sb_printf(b, ": ");
+		rh_jstr(b, seen[j], "message");
+		if (d->ndocs > 1)
+			ls_sb_printf(b, " (in %zu of %zu intervals)", times[j], d->ndocs);
+		ls_sb_printf(b, "</li>\n");
+	}
+	if (more)
+		ls_sb_printf(b, "<li>%zu more warnings not listed</li>\n", more);
+	if (!nseen)
+		ls_sb_printf(b, "<li>no affinity warnings</li>\n");
+	ls_sb_printf(b, "</ul>\n");
 }
 
 /* A probe or irq section: CDF of its distributions, then time plots (probe) or a heatmap (irq). */
@@ -115,6 +177,8 @@ int rh_sec_series(struct ls_sb *b, const struct ls_rdoc *d, size_t n, struct ls_
 			lines[nl] = (struct rp_series){ labs[nl], rh_sorted_copy(vals[nl], m), m,
 						      (unsigned int)(i % 8), (unsigned int)(k % 4) };
 			if (!lines[nl].v) {
+				free(vals[nl]);
+				vals[nl] = NULL;
 				ls_errf(err, "out of memory");
 				goto out;
 			}
@@ -162,7 +226,7 @@ int rh_sec_series(struct ls_sb *b, const struct ls_rdoc *d, size_t n, struct ls_
 	if (n > 1 && rh_ab_tables(b, d, n, err))
 		goto out;
 	for (size_t k = 0; k < n; k++) {
-		const struct ls_jv *root = &d[k].docs[0].root, *w = ls_jv_get(root, "warnings");
+		const struct ls_jv *root = &d[k].docs[0].root;
 
 		if (n > 1) {
 			ls_sb_printf(b, "<h3>%c: ", rh_doc_letter(k));
@@ -170,16 +234,7 @@ int rh_sec_series(struct ls_sb *b, const struct ls_rdoc *d, size_t n, struct ls_
 			ls_sb_printf(b, "</h3>\n");
 		}
 		if (irq) {
-			ls_sb_printf(b, "<h3>Warnings</h3>\n<ul>\n");
-			for (size_t i = 0; w && w->type == LS_JARR && i < w->arr.n; i++) {
-				ls_sb_printf(b, "<li>");
-				rh_jstr(b, &w->arr.v[i], "code");
-				ls_sb_printf(b, ": ");
-				rh_jstr(b, &w->arr.v[i], "msg");
-				ls_sb_printf(b, "</li>\n");
-			}
-			ls_sb_printf(b, "%s</ul>\n", w && w->type == LS_JARR && w->arr.n ? "" :
-				     "<li>no affinity warnings</li>");
+			irq_warnings(b, &d[k]);
 			ls_sb_printf(b, "<p>%zu interval(s) pooled.</p>\n", d[k].ndocs);
 		}
 		rh_kv_table(b, irq ? "Interval" : "Run", root);
