@@ -17,13 +17,19 @@
 #include "svg.h"
 #include "util.h"
 
+/* Results of one kind overlaid in one A/B section at most (each its own colour or dash). */
+#define RH_MAX_AB	8
+
 /* One result shown: a document, or an irq file's intervals pooled. */
 struct ls_rdoc {
 	char name[320];			/* file name, "#k" added for the k-th of a stream */
 	char kind[32];			/* breakdown, probe, irq or compare */
+	char peer[128];			/* the peer it measured, "" when unnamed */
+	bool fleet;			/* one of a fleet run's documents: shown alone */
+	bool failed;			/* a fleet run's pair that was not measured ("ok": false) */
 	const struct ls_jdoc *docs;	/* its documents (irq: every interval) */
 	size_t ndocs;
-	struct ls_series_set set;	/* its distributions (jseries.h) */
+	struct ls_series_set set;	/* its distributions (jseries.h; empty when failed) */
 };
 
 /* Everything read for one report. */

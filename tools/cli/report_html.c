@@ -604,6 +604,38 @@ out:
 	return ret;
 }
 
+/* A fleet run's pair that was not measured: its peer, exit status and what that means. */
+static int sec_failed(struct ls_sb *b, const struct ls_rdoc *d)
+{
+	const struct ls_jv *root = &d->docs[0].root;
+	double st = -1;
+	const char *why;
+
+	ls_jv_num(root, "exit_status", &st);
+	if (st == LS_EXIT_FAIL)
+		why = "the run started but failed";
+	else if (st == LS_EXIT_USAGE)
+		why = "the run could not start (options, devices or the peer refused it)";
+	else
+		why = "the run did not succeed";
+	ls_sb_printf(b, "<p class=\"failure\">Not measured: the pair with peer <strong>");
+	ls_sb_esc(b, d->peer[0] ? d->peer : "(unnamed)");
+	ls_sb_printf(b, "</strong> failed: latsplit ");
+	ls_sb_esc(b, d->kind);
+	if (st >= 0 && st == floor(st) && st < 256)
+		ls_sb_printf(b, " exited with status %d, %s", (int)st, why);
+	else
+		ls_sb_printf(b, " gave no exit status, %s", why);
+	ls_sb_printf(b, ". Its messages went to the fleet run's standard error.</p>\n");
+	if (ls_jv_get(root, "error") || ls_jv_get(root, "message")) {
+		ls_sb_printf(b, "<p class=\"failure\">Error: ");
+		rh_jstr(b, root, ls_jv_get(root, "error") ? "error" : "message");
+		ls_sb_printf(b, "</p>\n");
+	}
+	rh_kv_table(b, "The failed pair's document", root);
+	return 0;
+}
+
 /* One section of documents of one kind (n > 1: the A/B view). */
 static int section(struct ls_sb *b, const struct ls_rdoc *d, size_t n, struct ls_err *err)
 {
@@ -611,7 +643,7 @@ static int section(struct ls_sb *b, const struct ls_rdoc *d, size_t n, struct ls
 
 	ls_sb_printf(b, "<section class=\"doc\" data-kind=\"");
 	ls_sb_esc(b, d[0].kind);
-	ls_sb_printf(b, "\" data-docs=\"%zu\">\n<h2>", n);
+	ls_sb_printf(b, "\" data-docs=\"%zu\"%s>\n<h2>", n, d[0].failed ? " data-failed=\"1\"" : "");
 	ls_sb_esc(b, d[0].kind);
 	ls_sb_printf(b, "%s", n > 1 ? " A/B: " : ": ");
 	for (size_t k = 0; k < n; k++) {
@@ -619,8 +651,14 @@ static int section(struct ls_sb *b, const struct ls_rdoc *d, size_t n, struct ls
 			ls_sb_printf(b, "%s%c = ", k ? ", " : "", rh_doc_letter(k));
 		ls_sb_esc(b, d[k].name);
 	}
-	ls_sb_printf(b, "</h2>\n");
-	if (!strcmp(d[0].kind, "breakdown"))
+	if (n == 1 && (d[0].fleet || d[0].failed) && d[0].peer[0]) {
+		ls_sb_printf(b, ", peer ");
+		ls_sb_esc(b, d[0].peer);
+	}
+	ls_sb_printf(b, "%s</h2>\n", d[0].failed ? ": not measured" : "");
+	if (d[0].failed)
+		ret = sec_failed(b, d);
+	else if (!strcmp(d[0].kind, "breakdown"))
 		ret = sec_breakdown(b, d, n, err);
 	else if (!strcmp(d[0].kind, "compare"))
 		ret = rh_sec_compare(b, d, err);
@@ -630,13 +668,27 @@ static int section(struct ls_sb *b, const struct ls_rdoc *d, size_t n, struct ls
 	return ret;
 }
 
+/*
+ * Are the results one A/B view? Two to max of one kind (not compare), none
+ * of them a fleet run's document or a failed pair.
+ */
+static bool is_ab(const struct ls_report *r, size_t max)
+{
+	if (r->ndocs < 2 || r->ndocs > max || !strcmp(r->docs[0].kind, "compare"))
+		return false;
+	for (size_t k = 0; k < r->ndocs; k++) {
+		if (strcmp(r->docs[k].kind, r->docs[0].kind) || r->docs[k].fleet || r->docs[k].failed)
+			return false;
+	}
+	return true;
+}
+
 /* The whole page. */
 int ls_report_render(const struct ls_report *r, struct ls_sb *out, struct ls_err *err)
 {
-	bool ab = r->ndocs > 1 && strcmp(r->docs[0].kind, "compare");
+	bool ab = is_ab(r, RH_MAX_AB), too_many = !ab && is_ab(r, SIZE_MAX);
+	size_t failed = 0;
 
-	for (size_t k = 1; k < r->ndocs; k++)
-		ab &= !strcmp(r->docs[k].kind, r->docs[0].kind);
 	ls_sb_printf(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 		     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 		     "<meta name=\"color-scheme\" content=\"light dark\">\n<title>latsplit report</title>\n"
@@ -651,9 +703,23 @@ int ls_report_render(const struct ls_report *r, struct ls_sb *out, struct ls_err
 		ls_sb_esc(out, r->docs[k].kind);
 		if (r->docs[k].ndocs > 1)
 			ls_sb_printf(out, ", %zu documents pooled", r->docs[k].ndocs);
+		if (r->docs[k].fleet && r->docs[k].peer[0]) {
+			ls_sb_printf(out, ", peer ");
+			ls_sb_esc(out, r->docs[k].peer);
+		}
+		if (r->docs[k].failed)
+			ls_sb_printf(out, ", <strong>not measured</strong>");
+		failed += r->docs[k].failed;
 		ls_sb_printf(out, ")</li>\n");
 	}
-	ls_sb_printf(out, "</ul>\n<p>Latencies are one-way (RTT/2 for ping-pong) unless the inputs "
+	ls_sb_printf(out, "</ul>\n");
+	if (failed)
+		ls_sb_printf(out, "<p class=\"failure\">Not measured: %zu of the %zu results (pairs of "
+			     "a fleet run); their sections say why.</p>\n", failed, r->ndocs);
+	if (too_many)
+		ls_sb_printf(out, "<p>More than %d results of one kind: each is shown alone (an A/B "
+			     "view overlays at most %d).</p>\n", RH_MAX_AB, RH_MAX_AB);
+	ls_sb_printf(out, "<p>Latencies are one-way (RTT/2 for ping-pong) unless the inputs "
 		     "say otherwise; every figure below is in the documents.</p>\n</header>\n<main>\n");
 	if (ab) {
 		if (section(out, r->docs, r->ndocs, err))
