@@ -12,8 +12,8 @@
 #define MAX_LINES	8	/* distributions per CDF / time plot */
 #define MAX_WARNINGS	64	/* distinct irq warnings listed */
 
-/* Indices of a set's series with samples, largest first, at most MAX_LINES. */
-static size_t pick_series(const struct ls_series_set *set, size_t *idx)
+/* Indices of a set's series with samples, largest first, at most max (<= MAX_LINES). */
+static size_t pick_series(const struct ls_series_set *set, size_t *idx, size_t max)
 {
 	size_t n = 0;
 
@@ -22,7 +22,7 @@ static size_t pick_series(const struct ls_series_set *set, size_t *idx)
 
 		if (!set->v[i].has_samples || !set->v[i].nvals)
 			continue;
-		if (n < MAX_LINES)
+		if (n < max)
 			n++;
 		else if (set->v[idx[n - 1]].nvals >= set->v[i].nvals)
 			continue;
@@ -157,6 +157,7 @@ int rh_sec_series(struct ls_sb *b, const struct ls_rdoc *d, size_t n, struct ls_
 	unsigned int lc[MAX_LINES * 4], ld[MAX_LINES * 4];
 	struct rp_cell *cells = NULL;
 	char title[512], cap[1024];
+	struct rh_ab ab = { 0 };
 	size_t ncells;
 	int ret = -1;
 
@@ -164,8 +165,11 @@ int rh_sec_series(struct ls_sb *b, const struct ls_rdoc *d, size_t n, struct ls_
 		ls_errf(err, "out of memory");
 		goto out;
 	}
+	if (n > 1 && rh_ab_build(d, n, &ab, err))
+		goto out;
 	for (size_t k = 0; k < n; k++) {
-		np[k] = pick_series(&d[k].set, idx[k]);
+		/* more than 4 results: 4 dashes tell a result's distributions apart */
+		np[k] = pick_series(&d[k].set, idx[k], n > 4 ? 4 : MAX_LINES);
 		for (size_t i = 0; i < np[k]; i++) {
 			const struct ls_series *s = &d[k].set.v[idx[k][i]];
 			size_t m = 0;
@@ -174,8 +178,8 @@ int rh_sec_series(struct ls_sb *b, const struct ls_rdoc *d, size_t n, struct ls_
 				goto out;
 			snprintf(labs[nl], 96, "%s%s%s", n > 1 ? (char[]){ rh_doc_letter(k), 0 } : "",
 				 n > 1 ? ": " : "", strcmp(s->name, "(top level)") ? s->name : "one-way latency");
-			lines[nl] = (struct rp_series){ labs[nl], rh_sorted_copy(vals[nl], m), m,
-						      (unsigned int)(i % 8), (unsigned int)(k % 4) };
+			lines[nl] = (struct rp_series){ labs[nl], rh_sorted_copy(vals[nl], m), m, 0, 0 };
+			rh_line_style(k, i, n, &lines[nl].color, &lines[nl].doc);
 			if (!lines[nl].v) {
 				free(vals[nl]);
 				vals[nl] = NULL;
@@ -191,9 +195,11 @@ int rh_sec_series(struct ls_sb *b, const struct ls_rdoc *d, size_t n, struct ls_
 		}
 	}
 	ls_sb_printf(b, "<div class=\"row\"><div class=\"plots\">\n");
-	snprintf(cap, sizeof(cap), "%s%s%s", rh_cap_cdf, n > 1 ? rh_cap_ab : "",
-		 irq ? " irq's distributions are rebuilt from its histograms (bucket midpoints, "
-		 "within 3.2 %), the largest eight shown." : "");
+	snprintf(cap, sizeof(cap), "%s%s%s", rh_cap_cdf, n > 1 ? rh_cap_ab(n) : "",
+		 !irq ? "" : n > 4 ? " irq's distributions are rebuilt from its histograms (bucket "
+		 "midpoints, within 3.2 %), the largest four of each document shown." :
+		 " irq's distributions are rebuilt from its histograms (bucket midpoints, "
+		 "within 3.2 %), the largest eight shown.");
 	snprintf(title, sizeof(title), "%s latency CDF%s", irq ? "IRQ and softirq" : "One-way probe",
 		 n > 1 ? ", A/B" : "");
 	rp_cdf(b, title, lines, nl, cap);
@@ -217,14 +223,14 @@ int rh_sec_series(struct ls_sb *b, const struct ls_rdoc *d, size_t n, struct ls_
 
 			for (size_t i = 0; i < np[k]; i++)
 				s[i] = (struct rp_series){ lines[base + i].label, vals[base + i],
-							   lines[base + i].n, lines[base + i].color, 0 };
+							   lines[base + i].n, (unsigned int)(i % 8), 0 };
 			snprintf(title, sizeof(title), "Probe samples over time%s", suffix);
 			rp_time(b, title, s, np[k], rh_cap_time);
 		}
 	}
 	rh_aside_open(b, d, n);
-	if (n > 1 && rh_ab_tables(b, d, n, err))
-		goto out;
+	if (n > 1)
+		rh_ab_tables(b, n, &ab);
 	for (size_t k = 0; k < n; k++) {
 		const struct ls_jv *root = &d[k].docs[0].root;
 
@@ -253,6 +259,7 @@ out:
 	free(idx);
 	free(np);
 	free(cells);
+	rh_ab_free(&ab);
 	return ret;
 }
 
