@@ -130,6 +130,12 @@ open(f"{T}/irqw.json", "w").write("".join(json.dumps(x) + "\n" for x in w))
 print("ok|input irqw.json written|")
 for k in range(5):
     dump(f"ab5-{k}", a if k % 2 == 0 else b)
+# two intervals whose NET_RX_wait sums (each finite) add up past the largest double
+o = [copy.deepcopy(irq[0]) for _ in range(2)]
+for x in o:
+    x["cpus"][0]["NET_RX_wait"]["sum_ns"] = 1.5e308
+open(f"{T}/overflow.json", "w").write("".join(json.dumps(x) + "\n" for x in o))
+print("ok|input overflow.json written|")
 PY
 report hostile "$T/hostile.json"
 report hostile-irq "$T/hostile-irq.json"
@@ -138,7 +144,11 @@ report few "$T/few.json"
 report fleet "$T/fleet.json"
 report irqw "$T/irqw.json"
 report ab5 "$T"/ab5-{0,1,2,3,4}.json
-HTML+=(hostile hostile-irq one few fleet irqw ab5)
+report overflow "$T/overflow.json"
+HTML+=(hostile hostile-irq one few fleet irqw ab5 overflow)
+check "overflow: the heatmap's caption says one value was not a finite number" \
+	grep -q 'Note: 1 value of this plot was not a finite number' "$T/overflow.html"
+
 expect_rc "null samples: exit 2, names the sample" 2 "null.json:1:[0-9]+: total: samples_ns\[3\] is null" \
 	"$LS_BIN" report -o "$T/null.html" "$T/null.json"
 check "null samples: no file written" test ! -e "$T/null.html"
@@ -239,7 +249,7 @@ for name, r in res.items():
     out(r["printDark"]["bg"] == r["light"]["bg"] and r["printDark"]["line"] == r["light"]["line"] and
         r["printDark"]["sw"] == r["light"]["sw"],
         f"{name}: printing with a dark preference uses the light palette (plot lines, legend)", (r["printDark"], r["light"]))
-    if name in ("hostile", "hostile-irq", "one", "few", "fleet", "irqw", "ab5"):
+    if name in ("hostile", "hostile-irq", "one", "few", "fleet", "irqw", "ab5", "overflow"):
         out(not r["errors"] and not r["requests"], f"{name}: no console errors or requests", r["errors"])
 # hostile names are shown as text
 H = "<img src=x onerror=alert(1)>"

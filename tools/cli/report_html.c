@@ -136,7 +136,9 @@ void rh_kv_table(struct ls_sb *b, const char *title, const struct ls_jv *obj)
 {
 	if (!obj || obj->type != LS_JOBJ)
 		return;
-	ls_sb_printf(b, "<h3>%s</h3>\n<table class=\"kv\"><tbody>\n", title);
+	ls_sb_printf(b, "<h3>");
+	ls_sb_esc(b, title);
+	ls_sb_printf(b, "</h3>\n<table class=\"kv\"><tbody>\n");
 	kv_rows(b, "", obj, 0);
 	ls_sb_printf(b, "</tbody></table>\n");
 }

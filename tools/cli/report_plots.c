@@ -390,7 +390,7 @@ void rp_heatmap(struct ls_sb *b, const char *title, const char *what, const stru
 	for (size_t i = 0; i < n; i++) {
 		name_slot(stages, &nst, ARRAY_SIZE(stages), c[i].stage);
 		name_slot(hosts, &nh, ARRAY_SIZE(hosts), c[i].host);
-		if (c[i].value_ns > 0) {
+		if (c[i].value_ns > 0 && isfinite(c[i].value_ns)) {
 			vmin = fmin(vmin, c[i].value_ns);
 			vmax = fmax(vmax, c[i].value_ns);
 		}
