@@ -278,6 +278,9 @@ want = [f"{k}: {p}" for k in "ABCDE" for p in ("total", "transmission", "queuing
 out(len(c["lines"]) == 20 and len(lines) == 20, "ab5: the CDF's 20 lines differ in colour or dash", sorted(lines))
 out(labels == want and len(legend) == 20, "ab5: the legend lists all 20 lines of A..E, each swatch different",
     (labels, len(legend)))
+m = marks(res["ab5"], "E: total", 4)
+out(close(m.get(0.5), doc["breakdown-a"]["total"]["p50_ns"]) and close(m.get(0.999), doc["breakdown-a"]["total"]["p999_ns"]),
+    "ab5: E's total markers carry document 4 and stand at E's (breakdown-a's) p50_ns and p999_ns", m)
 out(res["ab5"]["tables"] == 4, "ab5: a significance table for each of B..E against A", res["ab5"]["tables"])
 PY
 

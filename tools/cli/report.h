@@ -58,12 +58,12 @@ int ls_report_write(const struct ls_report *r, const char *path, struct ls_err *
 
 /* Plots (report_plots.c); each is a <figure> with a title, axes with units and a caption. */
 
-/* One distribution: its values; doc picks the dash, color the palette slot. */
+/* One distribution: its values; color the palette slot, dash the dash, doc its result (A = 0). */
 struct rp_series {
 	const char *label;
 	const double *v;
 	size_t n;
-	unsigned int color, doc;
+	unsigned int color, dash, doc;
 };
 /* CDF lines: each series' values sorted ascending. */
 void rp_cdf(struct ls_sb *b, const char *title, const struct rp_series *l, size_t n,

@@ -589,8 +589,9 @@ static int sec_breakdown(struct ls_sb *b, const struct ls_rdoc *d, size_t n, str
 
 			snprintf(labs[4 * k + s], 96, "%s%s%s", n > 1 ? (char[]){ rh_doc_letter(k), 0 } : "",
 				 n > 1 ? ": " : "", names[s]);
-			*l = (struct rp_series){ labs[4 * k + s], bv[k].sorted[s], bv[k].n[s], 0, 0 };
-			rh_line_style(k, s, n, &l->color, &l->doc);
+			*l = (struct rp_series){ labs[4 * k + s], bv[k].sorted[s], bv[k].n[s], 0, 0,
+						 (unsigned int)k };
+			rh_line_style(k, s, n, &l->color, &l->dash);
 		}
 		order = malloc(bv[k].n[0] * sizeof(*order));
 		if (!order) {
@@ -636,7 +637,7 @@ static int sec_breakdown(struct ls_sb *b, const struct ls_rdoc *d, size_t n, str
 		struct rp_series s[4];
 
 		for (unsigned int i = 0; i < 4; i++)
-			s[i] = (struct rp_series){ names[i], bv[k].v[i], bv[k].n[i], i, 0 };
+			s[i] = (struct rp_series){ names[i], bv[k].v[i], bv[k].n[i], i, 0, (unsigned int)k };
 		snprintf(title, sizeof(title), "Samples over time: total and parts%s%s",
 			 n > 1 ? ", " : "", n > 1 ? (char[]){ rh_doc_letter(k), 0 } : "");
 		rp_time(b, title, s, 4, rh_cap_time);

@@ -178,8 +178,9 @@ int rh_sec_series(struct ls_sb *b, const struct ls_rdoc *d, size_t n, struct ls_
 				goto out;
 			snprintf(labs[nl], 96, "%s%s%s", n > 1 ? (char[]){ rh_doc_letter(k), 0 } : "",
 				 n > 1 ? ": " : "", strcmp(s->name, "(top level)") ? s->name : "one-way latency");
-			lines[nl] = (struct rp_series){ labs[nl], rh_sorted_copy(vals[nl], m), m, 0, 0 };
-			rh_line_style(k, i, n, &lines[nl].color, &lines[nl].doc);
+			lines[nl] = (struct rp_series){ labs[nl], rh_sorted_copy(vals[nl], m), m, 0, 0,
+							(unsigned int)k };
+			rh_line_style(k, i, n, &lines[nl].color, &lines[nl].dash);
 			if (!lines[nl].v) {
 				free(vals[nl]);
 				vals[nl] = NULL;
@@ -189,7 +190,7 @@ int rh_sec_series(struct ls_sb *b, const struct ls_rdoc *d, size_t n, struct ls_
 			if (nl < ARRAY_SIZE(lg)) {
 				lg[nl] = labs[nl];
 				lc[nl] = lines[nl].color;
-				ld[nl] = lines[nl].doc;
+				ld[nl] = lines[nl].dash;
 			}
 			nl++;
 		}
@@ -223,7 +224,8 @@ int rh_sec_series(struct ls_sb *b, const struct ls_rdoc *d, size_t n, struct ls_
 
 			for (size_t i = 0; i < np[k]; i++)
 				s[i] = (struct rp_series){ lines[base + i].label, vals[base + i],
-							   lines[base + i].n, (unsigned int)(i % 8), 0 };
+							   lines[base + i].n, (unsigned int)(i % 8), 0,
+							   (unsigned int)k };
 			snprintf(title, sizeof(title), "Probe samples over time%s", suffix);
 			rp_time(b, title, s, np[k], rh_cap_time);
 		}

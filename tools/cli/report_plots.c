@@ -203,7 +203,8 @@ void rp_cdf(struct ls_sb *b, const char *title, const struct rp_series *l, size_
 			xs[np] = l[i].v[r];
 			ys[np++] = (double)(r + 1) / (double)m;
 		}
-		ls_sb_printf(b, "<path class=\"line s%u d%u\" data-series=\"", l[i].color, l[i].doc);
+		ls_sb_printf(b, "<path class=\"line s%u d%u\" data-doc=\"%u\" data-series=\"", l[i].color,
+			     l[i].dash, l[i].doc);
 		ls_sb_esc(b, l[i].label);
 		ls_sb_printf(b, "\" d=\"");
 		ls_svg_path(b, &x, &y, xs, ys, np);
@@ -432,7 +433,7 @@ static void time_series(struct ls_sb *b, const struct rp_series *s, const struct
 		}
 		for (size_t i = 0; i < s->n; i++)
 			xs[i] = (double)i;
-		ls_sb_printf(b, "<path class=\"line s%u d%u\" d=\"", s->color, s->doc);
+		ls_sb_printf(b, "<path class=\"line s%u d%u\" d=\"", s->color, s->dash);
 		ls_svg_path(b, x, y, xs, s->v, s->n);
 		ls_sb_printf(b, "\"/>\n");
 		free(xs);
@@ -466,7 +467,7 @@ static void time_series(struct ls_sb *b, const struct rp_series *s, const struct
 	memmove(xs + nc, xs + 2 * cols - nc, nc * sizeof(double));
 	ls_sb_printf(b, "<path class=\"band s%u\" d=\"", s->color);
 	ls_svg_path(b, x, y, xs, band, 2 * nc);
-	ls_sb_printf(b, " Z\"/>\n<path class=\"line s%u d%u\" d=\"", s->color, s->doc);
+	ls_sb_printf(b, " Z\"/>\n<path class=\"line s%u d%u\" d=\"", s->color, s->dash);
 	ls_svg_path(b, x, y, xs, md, nc);
 	ls_sb_printf(b, "\"/>\n");
 out:
