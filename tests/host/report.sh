@@ -11,7 +11,16 @@
 # and the A/B table has one row per distribution in both. Bad input (missing
 # file, not JSON, a kind the report does not draw, an unwritable -o) exits
 # 2 with a message naming the problem and leaves no file behind; so do
-# breakdown --report on a responder and with --peers.
+# breakdown --report on a responder and with --peers. Robustness, on
+# documents built here from the stored ones: hostile stage, host, peer,
+# counter and histogram names are text, never markup (no <img in the file,
+# no element or dialog in chromium); null samples and an empty samples
+# array exit 2 with no file; one sample and three samples draw without
+# nan/inf (whole-number sample ticks); a fleet file is one section per pair
+# and its failed pair is shown, exit 0; irq's warning messages are listed;
+# five A/B results are each told apart in the CDF and its legend; print
+# keeps the light palette under a dark preference. Every Python oracle must
+# exit 0 or the test fails.
 . "$(dirname "$0")/../lib.sh"
 cli_test_setup "checks the reports against the documents"
 
@@ -45,23 +54,6 @@ report compare "$T/compare.json"
 report mixed "$T/breakdown-a.json" "$T/probe.json" "$T/irq.json" "$T/compare.json"
 HTML=(breakdown ab probe irq compare mixed)
 
-# stdout: the same page as -o writes
-"$LS_BIN" report "$T/breakdown-a.json" >"$T/stdout.html" 2>/dev/null
-check "report without -o: the page on stdout, the same as -o writes" cmp -s "$T/stdout.html" "$T/breakdown.html"
-
-out=$(cd "$WEB" && node_modules/.bin/html-validate --config .htmlvalidate.json \
-	$(printf "$T/%s.html " "${HTML[@]}") 2>&1)
-if [ -z "$out" ]; then ok "html-validate (recommended rules): every report is valid HTML5 with inline SVG"
-else not_ok "html-validate (recommended rules): every report is valid HTML5 with inline SVG" "$out"; fi
-out=$(grep -noE 'https?:|src=|href=|url\(|@import' $(printf "$T/%s.html " "${HTML[@]}"))
-if [ -z "$out" ]; then ok "no external reference (http:, https:, src=, href=, url(, @import)"
-else not_ok "no external reference (http:, https:, src=, href=, url(, @import)" "$out"; fi
-
-node "$WEB/browse.js" --shot "$T" $(printf "$T/%s.html " "${HTML[@]}") >"$T/browse.jsonl" 2>"$T/browse.err"
-rc=$?
-if [ "$rc" = 0 ]; then ok "chromium loaded every report (playwright-core)"
-else not_ok "chromium loaded every report (playwright-core)" "$(cat "$T/browse.err")"; fi
-
 # tap_lines FILE: each line "ok|DESC|DETAIL" or "not_ok|DESC|DETAIL" as an assertion.
 tap_lines() {
 	local st desc detail
@@ -71,8 +63,129 @@ tap_lines() {
 	done <"$1"
 }
 
+# oracle NAME: the Python on stdin, run with $T, its lines as assertions; a
+# non-zero exit (a crash part-way drops the assertions after it) fails.
+oracle() {
+	local rc
+	python3 - "$T" >"$T/$1.txt" 2>"$T/$1.err"
+	rc=$?
+	tap_lines "$T/$1.txt"
+	if [ "$rc" = 0 ]; then ok "oracle $1 ran to its end"
+	else not_ok "oracle $1 ran to its end" "exit $rc" "$(tail -5 "$T/$1.err")"; fi
+}
+
+# Robustness inputs, from the stored documents.
+oracle make-inputs <<'PY'
+import copy, json, sys
+T = sys.argv[1]
+H = "<img src=x onerror=alert(1)>"
+Q = "q\"'&<b>"
+a = json.load(open(f"{T}/breakdown-a.json"))
+b = json.load(open(f"{T}/breakdown-b.json"))
+irq = [json.loads(l) for l in open(f"{T}/irq.json")]
+probe = json.load(open(f"{T}/probe.json"))
+def dump(name, d):
+    json.dump(d, open(f"{T}/{name}.json", "w"))
+    print(f"ok|input {name}.json written|")
+h = copy.deepcopy(a)
+h["stages"][0]["stage"] = H
+h["stages"][1]["host"] = Q
+h["inputs"]["peer"] = H
+h["counters"][0]["name"] = H
+h["counters"][0]["moved"] = True
+h["verdict"]["next_why"] = H + Q
+dump("hostile", h)
+hi = copy.deepcopy(irq)
+c0 = hi[0]["cpus"][0]
+c0[H] = {"count": 3, "sum_ns": 3000, "p50_ns": 1000, "p99_ns": 1000, "max_ns": 1000,
+         "samples_ns": [1000, 1000, 1000]}
+hi[0]["warnings"] = [{"code": H, "message": Q}]
+open(f"{T}/hostile-irq.json", "w").write("".join(json.dumps(x) + "\n" for x in hi))
+print("ok|input hostile-irq.json written|")
+n = copy.deepcopy(a)
+n["total"]["samples_ns"][3] = None
+dump("null", n)
+def cut(d, k):
+    d = copy.deepcopy(d)
+    for s in [d["total"]] + [d["parts"][p] for p in ("transmission", "queuing", "processing")]:
+        s["samples_ns"] = s["samples_ns"][:k]
+        s["count"] = k
+    return d
+one = cut(a, 1)
+one["stages"].append({"host": "prober", "cpu": 0, "stage": "zero_stage", "mean_ns": 0,
+                      "window_total_ns": 0, "tail_mean_ns": 0, "samples": 1, "max_one_way_ns": 0})
+one["inputs"]["iters"] = 1000000
+one["inputs"]["qp"]["req_psn0"] = 16777215
+dump("one", one)
+dump("few", cut(a, 3))
+dump("empty", cut(a, 0))
+pb = copy.deepcopy(b)
+pb["inputs"]["peer"] = "192.0.2.3:19631"
+fail = {"schema": a["schema"], "kind": "breakdown", "peer": "192.0.2.9", "ok": False, "exit_status": 1}
+open(f"{T}/fleet.json", "w").write("".join(json.dumps(x) + "\n" for x in (a, pb, fail)))
+print("ok|input fleet.json written|")
+w = copy.deepcopy(irq)
+w[0]["warnings"] = [{"code": "irq_on_probe_cpu", "message": "IRQ 42 (eth0) fires on CPU 0, the probe's CPU"}]
+open(f"{T}/irqw.json", "w").write("".join(json.dumps(x) + "\n" for x in w))
+print("ok|input irqw.json written|")
+for k in range(5):
+    dump(f"ab5-{k}", a if k % 2 == 0 else b)
+# two intervals whose NET_RX_wait sums (each finite) add up past the largest double
+o = [copy.deepcopy(irq[0]) for _ in range(2)]
+for x in o:
+    x["cpus"][0]["NET_RX_wait"]["sum_ns"] = 1.5e308
+open(f"{T}/overflow.json", "w").write("".join(json.dumps(x) + "\n" for x in o))
+print("ok|input overflow.json written|")
+PY
+report hostile "$T/hostile.json"
+report hostile-irq "$T/hostile-irq.json"
+report one "$T/one.json"
+report few "$T/few.json"
+report fleet "$T/fleet.json"
+report irqw "$T/irqw.json"
+report ab5 "$T"/ab5-{0,1,2,3,4}.json
+report overflow "$T/overflow.json"
+HTML+=(hostile hostile-irq one few fleet irqw ab5 overflow)
+check "overflow: the heatmap's caption says one value was not a finite number" \
+	grep -q 'Note: 1 value of this plot was not a finite number' "$T/overflow.html"
+
+expect_rc "null samples: exit 2, names the sample" 2 "null.json:1:[0-9]+: total: samples_ns\[3\] is null" \
+	"$LS_BIN" report -o "$T/null.html" "$T/null.json"
+check "null samples: no file written" test ! -e "$T/null.html"
+expect_rc "empty samples_ns: exit 2, says there are no samples" 2 "empty.json: a breakdown without samples cannot be drawn" \
+	"$LS_BIN" report -o "$T/empty.html" "$T/empty.json"
+check "empty samples_ns: no file written" test ! -e "$T/empty.html"
+out=$(grep -il '<img' $(printf "$T/%s.html " "${HTML[@]}"))
+if [ -z "$out" ]; then ok "no report holds an unescaped <img (hostile names are text)"
+else not_ok "no report holds an unescaped <img (hostile names are text)" "$out"; fi
+out=$(grep -ioE '="[^"]*\b(nan|-?inf(inity)?)\b[^"]*"|>[^<]*\b(nan|inf)\b[^<]*<' $(printf "$T/%s.html " "${HTML[@]}") | head -5)
+if [ -z "$out" ]; then ok "no report holds nan or inf in an attribute or a text"
+else not_ok "no report holds nan or inf in an attribute or a text" "$out"; fi
+
+# stdout: the same page as -o writes
+"$LS_BIN" report "$T/breakdown-a.json" >"$T/stdout.html" 2>/dev/null
+check "report without -o: the page on stdout, the same as -o writes" cmp -s "$T/stdout.html" "$T/breakdown.html"
+
+out=$(cd "$WEB" && node_modules/.bin/html-validate --config .htmlvalidate.json \
+	$(printf "$T/%s.html " "${HTML[@]}") 2>&1)
+if [ -z "$out" ]; then ok "html-validate (recommended rules): every report is valid HTML5 with inline SVG"
+else not_ok "html-validate (recommended rules): every report is valid HTML5 with inline SVG" "$out"; fi
+# src= and href= as attribute names, quoted values left out: the hostile
+# documents' names hold "<img src=x" as escaped text, in text and in values
+out=$(grep -noE 'https?:|url\(|@import' $(printf "$T/%s.html " "${HTML[@]}")
+	for f in "${HTML[@]}"; do
+		sed -E 's/"[^"]*"/""/g' "$T/$f.html" | grep -noE '<[^>]*[[:space:]](src|href)=' | sed "s|^|$f.html:|"
+	done)
+if [ -z "$out" ]; then ok "no external reference (http:, https:, src= or href= in a tag, url(, @import)"
+else not_ok "no external reference (http:, https:, src= or href= in a tag, url(, @import)" "$out"; fi
+
+node "$WEB/browse.js" --shot "$T" $(printf "$T/%s.html " "${HTML[@]}") >"$T/browse.jsonl" 2>"$T/browse.err"
+rc=$?
+if [ "$rc" = 0 ]; then ok "chromium loaded every report (playwright-core)"
+else not_ok "chromium loaded every report (playwright-core)" "$(cat "$T/browse.err")"; fi
+
 # The oracle: the JSON documents themselves (their summaries, cells and verdict).
-python3 - "$T" >"$T/verdicts.txt" <<'PY' 
+oracle verdicts <<'PY'
 import json, sys
 T = sys.argv[1]
 res = {}
@@ -133,11 +246,50 @@ out(got == [{"host": v["host"], "cpu": v["cpu"], "stage": v["stage"]}],
 out(len(res["ab"]["verdict"]) == 2, "ab: each document's heatmap outlines its verdict's cell", res["ab"]["verdict"])
 out(res["ab"]["tables"] == 1 and res["breakdown"]["tables"] == 0,
     "A/B significance table in the A/B report only", (res["ab"]["tables"], res["breakdown"]["tables"]))
+
+# every report: nothing injected, no dialog, print keeps the light palette under a dark preference
+for name, r in res.items():
+    out(not r["injected"] and not r["dialogs"], f"{name}: no element or dialog injected", (r["injected"], r["dialogs"]))
+    out(r["printDark"]["bg"] == r["light"]["bg"] and r["printDark"]["line"] == r["light"]["line"] and
+        r["printDark"]["sw"] == r["light"]["sw"],
+        f"{name}: printing with a dark preference uses the light palette (plot lines, legend)", (r["printDark"], r["light"]))
+    if name in ("hostile", "hostile-irq", "one", "few", "fleet", "irqw", "ab5", "overflow"):
+        out(not r["errors"] and not r["requests"], f"{name}: no console errors or requests", r["errors"])
+# hostile names are shown as text
+H = "<img src=x onerror=alert(1)>"
+Q = "q\"'&<b>"
+txt = " ".join(s["text"] for s in res["hostile"]["sections"])
+out(H in txt and Q in txt, "hostile: the hostile names are shown as text", txt[:200])
+txt = " ".join(s["text"] for s in res["hostile-irq"]["sections"])
+out(H in txt, "hostile-irq: the hostile histogram key and warning code are shown as text", txt[:200])
+# a fleet file: one section per pair, the failed pair shown, no A/B
+sec = res["fleet"]["sections"]
+out(len(sec) == 3 and all(s["docs"] == 1 for s in sec) and res["fleet"]["tables"] == 0,
+    "fleet: one section per pair, no A/B overlay", [(s["title"], s["docs"]) for s in sec])
+out(len(sec) == 3 and [s["failed"] for s in sec] == [False, False, True] and "192.0.2.9" in sec[2]["title"] and
+    "exited with status 1" in sec[2]["text"], "fleet: the failed pair is a section naming its peer and exit status",
+    sec[-1:] and sec[-1]["text"][:300])
+out(len(sec) == 3 and "192.0.2.3" in sec[1]["title"], "fleet: each pair's section names its peer", [s["title"] for s in sec])
+# irq warnings: their message
+out(res["irqw"]["warnings"] == ["irq_on_probe_cpu: IRQ 42 (eth0) fires on CPU 0, the probe's CPU"],
+    "irqw: the warning's code and message are listed", res["irqw"]["warnings"])
+# five A/B results: every line and legend entry told apart
+c = res["ab5"]["cdfs"][0]
+lines = {(l["stroke"], l["dash"]) for l in c["lines"]}
+legend = {(l["color"], l["bg"]) for l in c["legend"]}
+labels = [l["label"].split(" (")[0] for l in c["legend"]]
+want = [f"{k}: {p}" for k in "ABCDE" for p in ("total", "transmission", "queuing", "processing")]
+out(len(c["lines"]) == 20 and len(lines) == 20, "ab5: the CDF's 20 lines differ in colour or dash", sorted(lines))
+out(labels == want and len(legend) == 20, "ab5: the legend lists all 20 lines of A..E, each swatch different",
+    (labels, len(legend)))
+m = marks(res["ab5"], "E: total", 4)
+out(close(m.get(0.5), doc["breakdown-a"]["total"]["p50_ns"]) and close(m.get(0.999), doc["breakdown-a"]["total"]["p999_ns"]),
+    "ab5: E's total markers carry document 4 and stand at E's (breakdown-a's) p50_ns and p999_ns", m)
+out(res["ab5"]["tables"] == 4, "ab5: a significance table for each of B..E against A", res["ab5"]["tables"])
 PY
-tap_lines "$T/verdicts.txt"
 
 # heatmap cells and A/B rows in the page text, against the documents
-python3 - "$T" >"$T/verdicts2.txt" <<'PY' 
+oracle verdicts2 <<'PY'
 import json, re, sys, html
 T = sys.argv[1]
 page = open(f"{T}/breakdown.html").read()
@@ -179,8 +331,21 @@ moved = sum(1 for c in bd["counters"] if c.get("moved"))
 m = re.search(r"(\d+) of (\d+) counters moved", page)
 print(("ok" if m and int(m.group(1)) == moved and int(m.group(2)) == len(bd["counters"]) else "not_ok") +
       f"|breakdown: the counters that moved ({moved} of {len(bd['counters'])}) are listed|{m and m.group(0)}")
+# one sample: a 0 cell is the lightest; whole numbers exact in the facts
+one = open(f"{T}/one.html").read()
+ops = {s: float(o) for o, s in re.findall(r'<rect class="cell[^"]*"[^>]*fill-opacity="([^"]*)"[^>]*data-stage="([^"]*)"', one)}
+others = [o for s, o in ops.items() if s != "zero_stage"]
+print(("ok" if "zero_stage" in ops and others and ops["zero_stage"] < min(others) else "not_ok") +
+      f"|one: a heatmap cell of 0 is lighter than every other cell|{ops}")
+print(("ok" if "<td>1000000</td>" in one and "<td>16777215</td>" in one else "not_ok") +
+      "|one: whole numbers in the facts are printed with every digit (iters 1000000, req_psn0 16777215)|")
+# three samples: the sample-number axis has whole-number ticks
+few = open(f"{T}/few.html").read()
+fig = re.search(r'<figure class="plot" data-plot="time">.*?</figure>', few, re.S)
+ticks = re.findall(r'<text class="tick" x="[^"]*" y="[^"]*" text-anchor="middle">([^<]*)</text>', fig.group(0)) if fig else []
+print(("ok" if ticks and all(re.fullmatch(r"\d+", t) for t in ticks) and "2" in ticks else "not_ok") +
+      f"|few: three samples get sample ticks 0, 1, 2 only|{ticks}")
 PY
-tap_lines "$T/verdicts2.txt"
 
 # Bad input: exit 2, a message naming the problem, no file left (an old one kept).
 echo 'OLD' >"$T/keep.html"

@@ -2,9 +2,13 @@
 /*
  * tools/core/svg.c, the report's plot geometry: scales against hand-computed
  * pixels, nice steps and ticks (1/2/5 x 10^k) and log ticks on known ranges,
- * time units, and path data (rounding, dropped repeats, breaks).
+ * time units, path data (rounding, dropped repeats, breaks), and the number
+ * writer that never lets "nan" or "inf" into the page.
  */
+#include <ctype.h>
+#include <float.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "svg.h"
@@ -176,6 +180,79 @@ TEST(path)
 	ys[0] = 0;
 	ls_svg_path(&b, &x, &y, xs, ys, 1);
 	EXPECT_STREQ("M-0.3 200.0", b.s);	/* lround(-2.5) = -3 */
+	ls_sb_free(&b);
+}
+
+/* Does s (case-insensitively) contain "nan" or "inf"? */
+static bool has_nonfinite_text(const char *s)
+{
+	for (; *s; s++) {
+		if (!strncasecmp(s, "nan", 3) || !strncasecmp(s, "inf", 3))
+			return true;
+	}
+	return false;
+}
+
+/* The number writer: exact text of finite values, "0" and a count for the others. */
+TEST(num_never_nonfinite)
+{
+	static const double v[] = { NAN, -NAN, INFINITY, -INFINITY, DBL_MAX, -DBL_MAX, DBL_MIN,
+				    -DBL_MIN, 0.0, -0.0, 1e-300, 1e15, -1e300, 123.456 };
+	static const int prec[] = { -1, 0, 1, 2, 17, 40 };
+	struct ls_sb b = { 0 };
+	size_t bad = 0;
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		for (size_t k = 0; k < sizeof(prec) / sizeof(prec[0]); k++) {
+			struct ls_num n = ls_sb_num(&b, v[i], prec[k]);
+			char *end;
+			double back = strtod(n.s, &end);
+
+			bad += !isfinite(v[i]);
+			EXPECT_FALSE(has_nonfinite_text(n.s)) {
+				TH_LOG("%g prec %d gave '%s'", v[i], prec[k], n.s);
+			}
+			EXPECT_EQ('\0', *end);		/* one whole number */
+			EXPECT_TRUE(isfinite(back));
+			if (isfinite(v[i]) && prec[k] < 0)	/* exact */
+				EXPECT_EQ(v[i], back);
+			if (!isfinite(v[i]))
+				EXPECT_STREQ("0", n.s);
+		}
+	}
+	EXPECT_EQ(bad, b.nonfinite);
+	EXPECT_STREQ("2.50", ls_sb_num(&b, 2.5, 2).s);
+	EXPECT_STREQ("0.10000000000000001", ls_sb_num(&b, 0.1, -1).s);
+	EXPECT_STREQ("-3", ls_sb_num(&b, -3, 0).s);
+	ls_sb_free(&b);
+}
+
+/* Labels of non-finite values are "-"; a path never holds a non-finite or huge pixel. */
+TEST(nonfinite_labels_and_pixels)
+{
+	struct ls_scale x, y;
+	struct ls_err err = { 0 };
+	struct ls_sb b = { 0 };
+	double xs[] = { 0.5e-300, 1e300, 1e-300 }, ys[] = { 0, 0.5, 1 };
+	char t[32];
+
+	ls_tick_label(NAN, ls_time_unit(1e6), t, sizeof(t));
+	EXPECT_STREQ("-", t);
+	ls_tick_label(INFINITY, ls_time_unit(1e6), t, sizeof(t));
+	EXPECT_STREQ("-", t);
+	/* 1e300 on [0, 1e-300] maps to an infinite pixel: left out, counted, the line broken */
+	ASSERT_EQ(0, ls_scale_init(&x, 0, 1e-300, 0, 100, false, &err));
+	ASSERT_EQ(0, ls_scale_init(&y, 0, 1, 100, 0, false, &err));
+	ls_svg_path(&b, &x, &y, xs, ys, 3);
+	EXPECT_STREQ("M50.0 100.0 M100.0 0.0", b.s);
+	EXPECT_EQ(1, b.nonfinite);
+	ls_sb_free(&b);
+	/* a finite pixel far outside is clamped to 1e7, still a plain number */
+	ASSERT_EQ(0, ls_scale_init(&x, 0, 1, 0, 1000, false, &err));
+	xs[0] = 1e10;
+	ls_svg_path(&b, &x, &y, xs, ys, 1);
+	EXPECT_STREQ("M10000000.0 100.0", b.s);
+	EXPECT_EQ(0, b.nonfinite);
 	ls_sb_free(&b);
 }
 

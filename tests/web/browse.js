@@ -3,7 +3,10 @@
 // download) and print one JSON line per file: console errors and page
 // errors, the plots in the DOM, the CDF markers, the body's colours under
 // prefers-color-scheme light and dark, the number of distinct colours of a
-// screenshot (PNG decoded here with zlib) and the time to load and lay out.
+// screenshot (PNG decoded here with zlib) and the time to load and lay out;
+// also what a hostile document could inject (dialogs, img/script/iframe
+// elements, on* attributes), the sections, each CDF's lines and legend as
+// drawn (colour and dash) and the colours printed under a dark preference.
 // usage: node browse.js [--shot DIR] FILE.html...
 'use strict';
 const fs = require('fs');
@@ -53,7 +56,8 @@ function pngColours(buf) {
   try {
     for (const file of args) {
       const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-      const errors = [], requests = [];
+      const errors = [], requests = [], dialogs = [];
+      page.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss().catch(() => {}); });
       page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') errors.push(`${m.type()}: ${m.text()}`); });
       page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
       page.on('request', (r) => { if (!r.url().startsWith('file:')) requests.push(r.url()); });
@@ -69,7 +73,22 @@ function pngColours(buf) {
         const labelled = [...document.querySelectorAll('figure.plot')].every((f) => f.dataset.plot === 'heatmap' || f.querySelectorAll('svg .label').length >= 1);
         const verdict = [...document.querySelectorAll('rect.cell.verdict')].map((c) => ({ host: c.dataset.host, cpu: +c.dataset.cpu, stage: c.dataset.stage }));
         const tables = document.querySelectorAll('table[data-ab]').length;
-        return { svgs: document.querySelectorAll('svg').length, plots, marks, titled, labelled, verdict, tables };
+        const injected = [...document.querySelectorAll('*')]
+          .filter((e) => ['IMG', 'SCRIPT', 'IFRAME', 'OBJECT', 'EMBED', 'foreignObject'].includes(e.tagName) ||
+                         [...e.attributes].some((a) => a.name.startsWith('on'))).map((e) => e.outerHTML.slice(0, 80));
+        const sections = [...document.querySelectorAll('section.doc')].map((sec) => ({
+          kind: sec.dataset.kind, docs: +sec.dataset.docs, failed: sec.dataset.failed === '1',
+          title: sec.querySelector('h2').textContent, text: sec.textContent.slice(0, 200000) }));
+        const cdfs = [...document.querySelectorAll('figure[data-plot=cdf]')].map((f) => {
+          const lg = f.nextElementSibling && f.nextElementSibling.matches('ul.legend') ? f.nextElementSibling : null;
+          return {
+            lines: [...f.querySelectorAll('path.line')].map((p) => { const c = getComputedStyle(p); return { series: p.dataset.series, stroke: c.stroke, dash: c.strokeDasharray }; }),
+            legend: lg ? [...lg.querySelectorAll('li')].map((li) => { const c = getComputedStyle(li.querySelector('.sw')); return { label: li.textContent, color: c.color, bg: c.backgroundImage, w: c.width }; }) : [],
+          };
+        });
+        const warnings = [...document.querySelectorAll('ul.warnings li')].map((li) => li.textContent);
+        return { svgs: document.querySelectorAll('svg').length, plots, marks, titled, labelled, verdict, tables,
+                 injected, sections, cdfs, warnings };
       });
       const style = async (scheme) => {
         await page.emulateMedia({ colorScheme: scheme });
@@ -84,7 +103,16 @@ function pngColours(buf) {
       if (shotDir) fs.writeFileSync(path.join(shotDir, path.basename(file) + '.png'), png);
       await page.emulateMedia({ media: 'print' });
       const print = await page.evaluate(() => getComputedStyle(document.querySelector('.row') || document.body).gridTemplateColumns || '');
-      console.log(JSON.stringify({ file, ms, layout, errors, requests, ...dom, light, dark, print, shot: pngColours(png) }));
+      await page.emulateMedia({ media: 'print', colorScheme: 'dark' });
+      const printDark = await page.evaluate(() => {
+        const b = getComputedStyle(document.body), line = document.querySelector('.line');
+        const sw = document.querySelector('.sw');
+        return { bg: b.backgroundColor, fg: b.color, line: line ? getComputedStyle(line).stroke : null,
+                 sw: sw ? getComputedStyle(sw).color : null };
+      });
+      await page.emulateMedia({ media: 'screen', colorScheme: 'light' });
+      light.sw = await page.evaluate(() => { const sw = document.querySelector('.sw'); return sw ? getComputedStyle(sw).color : null; });
+      console.log(JSON.stringify({ file, ms, layout, errors, requests, dialogs, ...dom, light, dark, print, printDark, shot: pngColours(png) }));
       await page.close();
     }
   } finally {

@@ -27,8 +27,9 @@ static void usage(FILE *fp)
 		"pooled) and compare into one self-contained HTML file with inline SVG plots:\n"
 		"latency CDFs, the parts at p50..p99.9, the CPU x stage heatmap, the samples over\n"
 		"time, and the facts (inputs, transmission model, counters, verdict) beside them.\n"
-		"Two or more results of the same kind are overlaid (A/B) with compare's\n"
-		"significance tests. The file needs no network when opened.\n"
+		"Two to eight results of the same kind are overlaid (A/B) with compare's\n"
+		"significance tests; a fleet run's file (--peers) is shown pair by pair, its\n"
+		"failed pairs as failures. The file needs no network when opened.\n"
 		"\n"
 		"options:\n"
 		"  -o, --output FILE        write the report to FILE (default: stdout); written\n"
@@ -63,7 +64,20 @@ static int add_rdoc(struct ls_report *r, size_t *cap, struct ls_rdoc **d, struct
 	return 0;
 }
 
-/* Turn the file just added (the last of r->files) into results: irq pooled, others one each. */
+/* The peer a document measured (probe: "peer", breakdown: inputs.peer), or "". */
+static void doc_peer(const struct ls_jv *root, char *buf, size_t len)
+{
+	if (!ls_jv_str(root, "peer", buf, len) &&
+	    !ls_jv_str(ls_jv_get(root, "inputs"), "peer", buf, len))
+		buf[0] = '\0';
+}
+
+/*
+ * Turn the file just added (the last of r->files) into results: irq's
+ * intervals pooled, others one each. Several documents of another kind are
+ * a fleet run's (--peers), each shown alone; a pair it could not measure
+ * ("ok": false, no samples) is a failed result, shown as such.
+ */
 static int add_docs(struct ls_report *r, const char *name, struct ls_err *err)
 {
 	const struct ls_rfile *f = &r->files[r->nfiles - 1];
@@ -81,7 +95,7 @@ static int add_docs(struct ls_report *r, const char *name, struct ls_err *err)
 				       "irq or compare)", name, kind);
 	}
 	for (size_t k = 0; k < f->n; k++) {
-		bool pool = !strcmp(kind, "irq");
+		bool pool = !strcmp(kind, "irq"), ok = true;
 		struct ls_rdoc *d = NULL;
 
 		if (add_rdoc(r, &cap, &d, err))
@@ -91,9 +105,12 @@ static int add_docs(struct ls_report *r, const char *name, struct ls_err *err)
 		else
 			snprintf(d->name, sizeof(d->name), "%s", name);
 		ls_jv_str(&f->docs[k].root, "kind", d->kind, sizeof(d->kind));
+		doc_peer(&f->docs[k].root, d->peer, sizeof(d->peer));
 		d->docs = &f->docs[k];
 		d->ndocs = pool ? f->n : 1;
-		if (ls_series_collect_docs(d->docs, d->ndocs, &d->set, err))
+		d->fleet = f->n > 1 && !pool;
+		d->failed = !pool && ls_jv_bool(&d->docs[0].root, "ok", &ok) && !ok;
+		if (!d->failed && ls_series_collect_docs(d->docs, d->ndocs, &d->set, err))
 			return ls_err_wrap(err, "%s", name);
 		r->ndocs++;
 		if (pool)
@@ -209,6 +226,11 @@ int cmd_report(int argc, char **argv)
 	}
 	if (ls_report_write(&r, o.out, &err))
 		goto out;
+	for (size_t k = 0; k < r.ndocs; k++) {
+		if (r.docs[k].failed)
+			ls_warn("report: %s: a pair that was not measured (peer %s): shown as a failure",
+				r.docs[k].name, r.docs[k].peer[0] ? r.docs[k].peer : "unnamed");
+	}
 	if (o.out)
 		fprintf(stderr, "latsplit: report: wrote %s\n", o.out);
 	rc = LS_EXIT_OK;

@@ -17,13 +17,19 @@
 #include "svg.h"
 #include "util.h"
 
+/* Results of one kind overlaid in one A/B section at most (each its own colour or dash). */
+#define RH_MAX_AB	8
+
 /* One result shown: a document, or an irq file's intervals pooled. */
 struct ls_rdoc {
 	char name[320];			/* file name, "#k" added for the k-th of a stream */
 	char kind[32];			/* breakdown, probe, irq or compare */
+	char peer[128];			/* the peer it measured, "" when unnamed */
+	bool fleet;			/* one of a fleet run's documents: shown alone */
+	bool failed;			/* a fleet run's pair that was not measured ("ok": false) */
 	const struct ls_jdoc *docs;	/* its documents (irq: every interval) */
 	size_t ndocs;
-	struct ls_series_set set;	/* its distributions (jseries.h) */
+	struct ls_series_set set;	/* its distributions (jseries.h; empty when failed) */
 };
 
 /* Everything read for one report. */
@@ -52,12 +58,12 @@ int ls_report_write(const struct ls_report *r, const char *path, struct ls_err *
 
 /* Plots (report_plots.c); each is a <figure> with a title, axes with units and a caption. */
 
-/* One distribution: its values; doc picks the dash, color the palette slot. */
+/* One distribution: its values; color the palette slot, dash the dash, doc its result (A = 0). */
 struct rp_series {
 	const char *label;
 	const double *v;
 	size_t n;
-	unsigned int color, doc;
+	unsigned int color, dash, doc;
 };
 /* CDF lines: each series' values sorted ascending. */
 void rp_cdf(struct ls_sb *b, const char *title, const struct rp_series *l, size_t n,
@@ -102,7 +108,15 @@ void rp_legend(struct ls_sb *b, const char *const *labels, const unsigned int *c
 	       const unsigned int *doc, size_t n);
 
 /* Shared by the sections (report_html.c, report_kinds.c). */
-extern const char rh_cap_cdf[], rh_cap_ab[], rh_cap_time[];
+extern const char rh_cap_cdf[], rh_cap_time[];
+/* The A/B caption's sentence for n results (how their lines are told apart). */
+const char *rh_cap_ab(size_t n);
+/*
+ * The look of distribution s of result k of n: up to 4 results each have
+ * a dash (s the colour), 5 to RH_MAX_AB each a colour (s the dash, so at
+ * most 4 distributions each), so no two lines of a plot look alike.
+ */
+void rh_line_style(size_t k, size_t s, size_t n, unsigned int *color, unsigned int *dash);
 /* A time in ns with a unit for text ("-" when not finite). */
 void rh_fmt_time(double ns, char *buf, size_t len);
 /* A titled key/value table of an object's scalars (nothing when absent). */
@@ -116,11 +130,16 @@ double *rh_sorted_copy(const double *v, size_t n);
 /* The letter of the k-th result of an A/B view. */
 char rh_doc_letter(size_t k);
 struct ls_cmp_row;
-/* compare's rows of b against a (compare.h), at latsplit compare's defaults. */
-int rh_cmp_rows(const struct ls_rdoc *a, const struct ls_rdoc *b, struct ls_cmp_row **rows,
-		size_t *n, struct ls_err *err);
+/* compare's rows (compare.h) of every result of an A/B view against the first (k >= 1). */
+struct rh_ab {
+	struct ls_cmp_row *rows[RH_MAX_AB];
+	size_t n[RH_MAX_AB];
+};
+/* compare's rows of d[1..n) against d[0], at latsplit compare's defaults (computed once). */
+int rh_ab_build(const struct ls_rdoc *d, size_t n, struct rh_ab *ab, struct ls_err *err);
+void rh_ab_free(struct rh_ab *ab);
 /* compare's significance of every result against the first, as tables. */
-int rh_ab_tables(struct ls_sb *b, const struct ls_rdoc *d, size_t n, struct ls_err *err);
+void rh_ab_tables(struct ls_sb *b, size_t n, const struct rh_ab *ab);
 /* End the plots column, open the facts column. */
 void rh_aside_open(struct ls_sb *b, const struct ls_rdoc *d, size_t n);
 /* The probe and irq sections (n > 1: A/B). */

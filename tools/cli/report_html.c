@@ -16,10 +16,14 @@
 #include "stats.h"
 
 
+/* The light scheme's colours: the page's default, and print's whatever the reader prefers. */
+#define LIGHT_PALETTE \
+	"--bg:#fff;--fg:#1b1f24;--muted:#57606a;--grid:#d8dee4;" \
+	"--c0:#1f2328;--c1:#0969da;--c2:#bc4c00;--c3:#1a7f37;--c4:#8250df;--c5:#cf222e;" \
+	"--c6:#0a7d8c;--c7:#9a6700;--heat:#bc4c00;--accent:#cf222e"
+
 static const char css[] =
-	":root{color-scheme:light dark;--bg:#fff;--fg:#1b1f24;--muted:#57606a;--grid:#d8dee4;"
-	"--c0:#1f2328;--c1:#0969da;--c2:#bc4c00;--c3:#1a7f37;--c4:#8250df;--c5:#cf222e;"
-	"--c6:#0a7d8c;--c7:#9a6700;--heat:#bc4c00;--accent:#cf222e}\n"
+	":root{color-scheme:light dark;" LIGHT_PALETTE "}\n"
 	"@media (prefers-color-scheme: dark){:root{--bg:#0d1117;--fg:#e6edf3;--muted:#9198a1;"
 	"--grid:#30363d;--c0:#e6edf3;--c1:#58a6ff;--c2:#ffa657;--c3:#3fb950;--c4:#bc8cff;"
 	"--c5:#ff7b72;--c6:#39c5cf;--c7:#e3b341;--heat:#ffa657;--accent:#ff7b72}}\n"
@@ -47,15 +51,21 @@ static const char css[] =
 	".band.s0,.band.s1,.band.s2,.band.s3,.band.s4,.band.s5,.band.s6,.band.s7{stroke:none}\n"
 	".seg{stroke:none}\n"
 	"ul.legend{list-style:none;padding:0;margin:.2rem 0;display:flex;flex-wrap:wrap;gap:.3rem 1.2rem;font-size:.85rem}\n"
-	".sw{display:inline-block;width:2em;height:0;border-top:3px solid;margin-right:.4em;vertical-align:middle}\n"
-	".sw.s0{border-color:var(--c0)}.sw.s1{border-color:var(--c1)}.sw.s2{border-color:var(--c2)}"
-	".sw.s3{border-color:var(--c3)}.sw.s4{border-color:var(--c4)}.sw.s5{border-color:var(--c5)}"
-	".sw.s6{border-color:var(--c6)}.sw.s7{border-color:var(--c7)}"
-	".sw.d1{border-top-style:dashed}.sw.d2,.sw.d3{border-top-style:dotted}\n"
+	/* legend swatches: the plot line's colour and its dash pattern (d1 7-4, d2 2-3, d3 10-3-2-3) */
+	".sw{display:inline-block;width:2.4em;height:3px;margin-right:.4em;vertical-align:middle;"
+	"background:currentColor;-webkit-print-color-adjust:exact;print-color-adjust:exact}\n"
+	".sw.s0{color:var(--c0)}.sw.s1{color:var(--c1)}.sw.s2{color:var(--c2)}"
+	".sw.s3{color:var(--c3)}.sw.s4{color:var(--c4)}.sw.s5{color:var(--c5)}"
+	".sw.s6{color:var(--c6)}.sw.s7{color:var(--c7)}\n"
+	".sw.d1{background:repeating-linear-gradient(90deg,currentColor 0 7px,transparent 7px 11px)}"
+	".sw.d2{background:repeating-linear-gradient(90deg,currentColor 0 2px,transparent 2px 5px)}"
+	".sw.d3{background:repeating-linear-gradient(90deg,currentColor 0 10px,transparent 10px 13px,"
+	"currentColor 13px 15px,transparent 15px 18px)}\n"
+	".failure{color:var(--accent);font-weight:600}\n"
 	"table{border-collapse:collapse;font-size:.85rem;margin-bottom:.6rem}"
 	"td,th{border-bottom:1px solid var(--grid);padding:.15rem .5rem;text-align:left;vertical-align:top}\n"
 	"td.n{text-align:right;font-variant-numeric:tabular-nums}.verdict-text{font-weight:600}\n"
-	"@media print{:root{--bg:#fff;--fg:#000;--muted:#333;--grid:#bbb}"
+	"@media print{:root{color-scheme:light;" LIGHT_PALETTE ";--fg:#000;--muted:#333;--grid:#bbb}"
 	"body{margin:0}.row{grid-template-columns:1fr}figure.plot,table{break-inside:avoid}}\n";
 
 static const char *const part_keys[3] = { "transmission", "queuing", "processing" };
@@ -74,7 +84,7 @@ void rh_fmt_time(double ns, char *buf, size_t len)
 	snprintf(buf, len, "%.4g %s", atof(v), u.name);
 }
 
-/* One scalar as text: times for keys ending in _ns, else numbers in %.6g. */
+/* One scalar as text: times for keys ending in _ns, whole numbers exactly, else %.6g. */
 static void scalar_text(struct ls_sb *b, const char *key, const struct ls_jv *v)
 {
 	char buf[64];
@@ -88,6 +98,8 @@ static void scalar_text(struct ls_sb *b, const char *key, const struct ls_jv *v)
 		if ((kl > 3 && !strcmp(key + kl - 3, "_ns")) || !strcmp(key, "ns")) {
 			rh_fmt_time(v->num, buf, sizeof(buf));
 			ls_sb_esc(b, buf);
+		} else if (v->num == floor(v->num) && fabs(v->num) < 1e18) {
+			ls_sb_printf(b, "%.0f", v->num);	/* 1000000, a qpn or psn: every digit */
 		} else {
 			ls_sb_printf(b, "%.6g", v->num);
 		}
@@ -124,7 +136,9 @@ void rh_kv_table(struct ls_sb *b, const char *title, const struct ls_jv *obj)
 {
 	if (!obj || obj->type != LS_JOBJ)
 		return;
-	ls_sb_printf(b, "<h3>%s</h3>\n<table class=\"kv\"><tbody>\n", title);
+	ls_sb_printf(b, "<h3>");
+	ls_sb_esc(b, title);
+	ls_sb_printf(b, "</h3>\n<table class=\"kv\"><tbody>\n");
 	kv_rows(b, "", obj, 0);
 	ls_sb_printf(b, "</tbody></table>\n");
 }
@@ -221,8 +235,14 @@ static void bd_counters(struct ls_sb *b, const struct ls_jv *root)
 	ls_sb_printf(b, "</tbody></table>\n<p>%zu of %zu counters moved.</p>\n", moved, all);
 }
 
-/* Member key's samples_ns (copied; *n = 0 when absent). */
-static int samples_of(const struct ls_jv *obj, double **out, size_t *n, struct ls_err *err)
+/*
+ * obj's samples_ns (copied; *n = 0 when absent), what naming obj for the
+ * message: a value that is not a finite number >= 0 is refused (jseries.c
+ * refuses it first, with its line and column; this keeps NAN out of the
+ * sorts and the plots whatever reaches here).
+ */
+static int samples_of(const struct ls_rdoc *d, const struct ls_jv *obj, const char *what,
+		      double **out, size_t *n, struct ls_err *err)
 {
 	const struct ls_jv *a = ls_jv_get(obj, "samples_ns");
 
@@ -230,11 +250,18 @@ static int samples_of(const struct ls_jv *obj, double **out, size_t *n, struct l
 	*n = 0;
 	if (!a || a->type != LS_JARR || !a->arr.n)
 		return 0;
+	for (size_t i = 0; i < a->arr.n; i++) {
+		const struct ls_jv *x = &a->arr.v[i];
+
+		if (x->type != LS_JNUM || !isfinite(x->num) || x->num < 0)
+			return ls_errf(err, "%s: %s.samples_ns[%zu] is not a finite number >= 0",
+				       d->name, what, i);
+	}
 	*out = malloc(a->arr.n * sizeof(double));
 	if (!*out)
 		return ls_errf(err, "out of memory for %zu samples", a->arr.n);
 	for (size_t i = 0; i < a->arr.n; i++)
-		(*out)[i] = a->arr.v[i].type == LS_JNUM ? a->arr.v[i].num : NAN;
+		(*out)[i] = a->arr.v[i].num;
 	*n = a->arr.n;
 	return 0;
 }
@@ -263,17 +290,21 @@ static int bd_load(const struct ls_rdoc *d, struct bd_vals *bv, struct ls_err *e
 	const struct ls_jv *root = &d->docs[0].root, *parts = ls_jv_get(root, "parts");
 
 	memset(bv, 0, sizeof(*bv));
-	if (samples_of(ls_jv_get(root, "total"), &bv->v[0], &bv->n[0], err))
+	if (samples_of(d, ls_jv_get(root, "total"), "total", &bv->v[0], &bv->n[0], err))
 		return -1;
 	for (int p = 0; p < 3; p++) {
-		if (samples_of(ls_jv_get(parts, part_keys[p]), &bv->v[p + 1], &bv->n[p + 1], err))
+		char what[32];
+
+		snprintf(what, sizeof(what), "parts.%s", part_keys[p]);
+		if (samples_of(d, ls_jv_get(parts, part_keys[p]), what, &bv->v[p + 1], &bv->n[p + 1], err))
 			return -1;
 		if (bv->n[p + 1] != bv->n[0])
 			return ls_errf(err, "%s: parts.%s has %zu samples, total %zu", d->name,
 				       part_keys[p], bv->n[p + 1], bv->n[0]);
 	}
 	if (!bv->n[0])
-		return ls_errf(err, "%s: a breakdown document without total.samples_ns", d->name);
+		return ls_errf(err, "%s: a breakdown without samples cannot be drawn "
+			       "(total.samples_ns is absent or empty)", d->name);
 	for (int s = 0; s < 4; s++) {
 		bv->sorted[s] = rh_sorted_copy(bv->v[s], bv->n[s]);
 		if (!bv->sorted[s])
@@ -368,7 +399,8 @@ char rh_doc_letter(size_t k)
 /* End the plots' column and open the facts beside them, named after the results. */
 void rh_aside_open(struct ls_sb *b, const struct ls_rdoc *d, size_t n)
 {
-	ls_sb_printf(b, "</div>\n<aside class=\"facts\" aria-label=\"facts of %s", d[0].kind);
+	ls_sb_printf(b, "</div>\n<aside class=\"facts\" aria-label=\"facts of ");
+	ls_sb_esc(b, d[0].kind);
 	for (size_t k = 0; k < n; k++) {
 		ls_sb_printf(b, " ");
 		ls_sb_esc(b, d[k].name);
@@ -376,27 +408,50 @@ void rh_aside_open(struct ls_sb *b, const struct ls_rdoc *d, size_t n)
 	ls_sb_printf(b, "\">\n");
 }
 
-/* compare's rows of b against a, as latsplit compare's defaults judge them (alpha 0.01). */
-int rh_cmp_rows(const struct ls_rdoc *a, const struct ls_rdoc *b, struct ls_cmp_row **rows,
-		size_t *n, struct ls_err *err)
+/* compare's rows of d[1..n) against d[0], as latsplit compare's defaults judge them (alpha 0.01). */
+int rh_ab_build(const struct ls_rdoc *d, size_t n, struct rh_ab *ab, struct ls_err *err)
 {
 	static const struct ls_cmp_params prm = { .alpha = 0.01, .max_regress = NAN };
 
-	if (ls_cmp_build(&prm, &a->set, &b->set, rows, n, err))
-		return ls_err_wrap(err, "%s vs %s", a->name, b->name);
+	memset(ab, 0, sizeof(*ab));
+	if (n > RH_MAX_AB)
+		return ls_errf(err, "an A/B view of %zu results (at most %d)", n, RH_MAX_AB);
+	for (size_t k = 1; k < n; k++) {
+		if (ls_cmp_build(&prm, &d[0].set, &d[k].set, &ab->rows[k], &ab->n[k], err)) {
+			rh_ab_free(ab);
+			return ls_err_wrap(err, "%s vs %s", d[0].name, d[k].name);
+		}
+	}
 	return 0;
 }
 
-/* The A/B significance tables: every document against the first (compare's statistics). */
-int rh_ab_tables(struct ls_sb *b, const struct ls_rdoc *d, size_t n, struct ls_err *err)
+/* Free what rh_ab_build made. */
+void rh_ab_free(struct rh_ab *ab)
 {
-	for (size_t k = 1; k < n; k++) {
-		struct ls_cmp_row *rows = NULL;
-		size_t nr = 0;
+	for (size_t k = 0; k < RH_MAX_AB; k++)
+		free(ab->rows[k]);
+	memset(ab, 0, sizeof(*ab));
+}
+
+/* A change in percent for a table ("-" when A's percentile is 0). */
+static void fmt_change(double a, double b, char *buf, size_t len)
+{
+	double c = ls_cmp_change_pct(a, b);
+
+	if (isfinite(c))
+		snprintf(buf, len, "%+.1f %%", c);
+	else
+		snprintf(buf, len, "-");
+}
+
+/* The A/B significance tables: every document against the first (compare's statistics). */
+void rh_ab_tables(struct ls_sb *b, size_t n, const struct rh_ab *ab)
+{
+	for (size_t k = 1; k < n && k < RH_MAX_AB; k++) {
+		const struct ls_cmp_row *rows = ab->rows[k];
+		size_t nr = ab->n[k];
 		char t[8][32];
 
-		if (rh_cmp_rows(&d[0], &d[k], &rows, &nr, err))
-			return -1;
 		ls_sb_printf(b, "<h3>Significance: %c vs A</h3>\n<table data-ab=\"%zu\">\n<thead><tr><th scope=\"col\">distribution</th>"
 			     "<th scope=\"col\">p50 A</th><th scope=\"col\">p50 %c</th><th scope=\"col\">change</th><th scope=\"col\">p adj</th><th scope=\"col\">p99 A</th>"
 			     "<th scope=\"col\">p99 %c</th><th scope=\"col\">change</th><th scope=\"col\">p adj</th><th scope=\"col\">verdict</th></tr></thead><tbody>\n",
@@ -408,10 +463,10 @@ int rh_ab_tables(struct ls_sb *b, const struct ls_rdoc *d, size_t n, struct ls_e
 			rh_fmt_time(r->p50b, t[1], 32);
 			rh_fmt_time(r->p99a, t[2], 32);
 			rh_fmt_time(r->p99b, t[3], 32);
-			snprintf(t[4], 32, "%+.1f %%", ls_cmp_change_pct(r->p50a, r->p50b));
-			snprintf(t[5], 32, "%+.1f %%", ls_cmp_change_pct(r->p99a, r->p99b));
-			snprintf(t[6], 32, r->tested ? "%.2g" : "-", r->p_mwu_adj);
-			snprintf(t[7], 32, r->tested ? "%.2g" : "-", r->p_q_adj);
+			fmt_change(r->p50a, r->p50b, t[4], 32);
+			fmt_change(r->p99a, r->p99b, t[5], 32);
+			snprintf(t[6], 32, r->tested && isfinite(r->p_mwu_adj) ? "%.2g" : "-", r->p_mwu_adj);
+			snprintf(t[7], 32, r->tested && isfinite(r->p_q_adj) ? "%.2g" : "-", r->p_q_adj);
 			ls_sb_printf(b, "<tr data-series=\"");
 			ls_sb_esc(b, r->name);
 			ls_sb_printf(b, "\"><td>");
@@ -424,9 +479,7 @@ int rh_ab_tables(struct ls_sb *b, const struct ls_rdoc *d, size_t n, struct ls_e
 		ls_sb_printf(b, "</tbody></table>\n<p>p50: Mann-Whitney U; p99: Fisher's exact test on the counts above "
 			     "the pooled p99; lag-1 serial correlation widens both; Holm-adjusted, "
 			     "family-wise alpha 0.01 (as latsplit compare).</p>\n");
-		free(rows);
 	}
-	return 0;
 }
 
 const char rh_cap_cdf[] =
@@ -435,9 +488,29 @@ const char rh_cap_cdf[] =
 	"Markers: circle p50, square p99, diamond p99.9 (exact values; hover for them). Lines are "
 	"drawn through at most 513 quantile points each; values of 0 cannot sit on a log axis and "
 	"are not drawn.";
-const char rh_cap_ab[] =
-	" A/B: document A solid, B dashed, C dotted; the tables beside give compare's significance "
-	"for every distribution.";
+/* The A/B caption's sentence for n results. */
+const char *rh_cap_ab(size_t n)
+{
+	if (n <= 4)
+		return " A/B: document A solid, B dashed, C dotted, D dash-dotted (the legend names "
+		       "each line); the tables beside give compare's significance for every "
+		       "distribution.";
+	return " A/B: each document has its own colour and its distributions their own dash "
+	       "(the legend names each line); the tables beside give compare's significance for "
+	       "every distribution.";
+}
+
+/* Colour and dash of distribution s of result k of n (report.h). */
+void rh_line_style(size_t k, size_t s, size_t n, unsigned int *color, unsigned int *dash)
+{
+	if (n <= 4) {
+		*color = (unsigned int)(s % 8);
+		*dash = (unsigned int)(k % 4);
+	} else {
+		*color = (unsigned int)(k % 8);
+		*dash = (unsigned int)(s % 4);
+	}
+}
 static const char cap_stack[] =
 	"How to read: one bar per percentile of the total; its segments are the mean transmission, "
 	"queuing and processing of the samples whose total ranks within 0.5 % of the samples around "
@@ -455,40 +528,36 @@ const char rh_cap_time[] =
 	"min to max with a line through their median, so drift, bursts and periodic noise stay "
 	"visible; with fewer, every sample is drawn.";
 
-/* The parts' legend with the documents' dashes. */
-static int bd_legend(struct ls_sb *b, const struct ls_rdoc *d, size_t ndocs, struct ls_err *err)
+/* The parts' legend with every document's lines; ab (NULL for one document): compare's verdicts. */
+static void bd_legend(struct ls_sb *b, size_t ndocs, const struct rh_ab *ab)
 {
 	static const char *const names[4] = { "total", "transmission", "queuing", "processing" };
 	static const char *const keys[4] = { "total", "parts.transmission", "parts.queuing",
 					     "parts.processing" };
-	const char *labels[4 * 4];
-	unsigned int color[4 * 4], dash[4 * 4];
-	char ab[4][4][96];
+	const char *labels[4 * RH_MAX_AB];
+	unsigned int color[4 * RH_MAX_AB], dash[4 * RH_MAX_AB];
+	char lab[RH_MAX_AB][4][96];
 	size_t n = 0;
 
-	for (size_t k = 0; k < ndocs && k < 4; k++) {
-		struct ls_cmp_row *rows = NULL;
-		size_t nr = 0;
+	for (size_t k = 0; k < ndocs && k < RH_MAX_AB; k++) {
+		const struct ls_cmp_row *rows = ab ? ab->rows[k] : NULL;
+		size_t nr = ab ? ab->n[k] : 0;
 
 		/* B, C, ...: compare's verdict against A beside each distribution */
-		if (k && rh_cmp_rows(&d[0], &d[k], &rows, &nr, err))
-			return -1;
 		for (unsigned int s = 0; s < 4; s++) {
 			const char *v = NULL;
 
 			for (size_t i = 0; i < nr && !v; i++)
 				v = strcmp(rows[i].name, keys[s]) ? NULL : ls_cmp_verdict(&rows[i]);
-			snprintf(ab[k][s], sizeof(ab[k][s]), "%s%s%s%s%s%s",
+			snprintf(lab[k][s], sizeof(lab[k][s]), "%s%s%s%s%s%s",
 				 ndocs > 1 ? (char[]){ rh_doc_letter(k), 0 } : "", ndocs > 1 ? ": " : "",
 				 names[s], v ? " (vs A: " : "", v ? v : "", v ? ")" : "");
-			labels[n] = ab[k][s];
-			color[n] = s;
-			dash[n++] = (unsigned int)k;
+			labels[n] = lab[k][s];
+			rh_line_style(k, s, ndocs, &color[n], &dash[n]);
+			n++;
 		}
-		free(rows);
 	}
 	rp_legend(b, labels, color, dash, n);
-	return 0;
 }
 
 /* A breakdown section: CDF, stacked parts, heatmap and time plots, and its facts. */
@@ -503,12 +572,15 @@ static int sec_breakdown(struct ls_sb *b, const struct ls_rdoc *d, size_t n, str
 	struct rp_cell *cells = NULL;
 	size_t *order = NULL, ncells;
 	char title[512], cap[1024];
+	struct rh_ab ab = { 0 };
 	int ret = -1;
 
 	if (!bv || !lines || !bars || !labs) {
 		ls_errf(err, "out of memory");
 		goto out;
 	}
+	if (n > 1 && rh_ab_build(d, n, &ab, err))
+		goto out;
 	for (size_t k = 0; k < n; k++) {
 		if (bd_load(&d[k], &bv[k], err))
 			goto out;
@@ -517,7 +589,9 @@ static int sec_breakdown(struct ls_sb *b, const struct ls_rdoc *d, size_t n, str
 
 			snprintf(labs[4 * k + s], 96, "%s%s%s", n > 1 ? (char[]){ rh_doc_letter(k), 0 } : "",
 				 n > 1 ? ": " : "", names[s]);
-			*l = (struct rp_series){ labs[4 * k + s], bv[k].sorted[s], bv[k].n[s], s, (unsigned int)(k % 4) };
+			*l = (struct rp_series){ labs[4 * k + s], bv[k].sorted[s], bv[k].n[s], 0, 0,
+						 (unsigned int)k };
+			rh_line_style(k, s, n, &l->color, &l->dash);
 		}
 		order = malloc(bv[k].n[0] * sizeof(*order));
 		if (!order) {
@@ -539,11 +613,10 @@ static int sec_breakdown(struct ls_sb *b, const struct ls_rdoc *d, size_t n, str
 		order = NULL;
 	}
 	ls_sb_printf(b, "<div class=\"row\"><div class=\"plots\">\n");
-	snprintf(cap, sizeof(cap), "%s%s", rh_cap_cdf, n > 1 ? rh_cap_ab : "");
+	snprintf(cap, sizeof(cap), "%s%s", rh_cap_cdf, n > 1 ? rh_cap_ab(n) : "");
 	rp_cdf(b, n > 1 ? "One-way latency CDF, A/B: total and parts" :
 	       "One-way latency CDF: total and parts", lines, 4 * n, cap);
-	if (bd_legend(b, d, n, err))
-		goto out;
+	bd_legend(b, n, n > 1 ? &ab : NULL);
 	rp_stacked(b, "What each percentile is made of (mean parts near p50, p90, p99, p99.9)",
 		   part_keys, bars, 4 * n, cap_stack);
 	{
@@ -564,16 +637,15 @@ static int sec_breakdown(struct ls_sb *b, const struct ls_rdoc *d, size_t n, str
 		struct rp_series s[4];
 
 		for (unsigned int i = 0; i < 4; i++)
-			s[i] = (struct rp_series){ names[i], bv[k].v[i], bv[k].n[i], i, 0 };
+			s[i] = (struct rp_series){ names[i], bv[k].v[i], bv[k].n[i], i, 0, (unsigned int)k };
 		snprintf(title, sizeof(title), "Samples over time: total and parts%s%s",
 			 n > 1 ? ", " : "", n > 1 ? (char[]){ rh_doc_letter(k), 0 } : "");
 		rp_time(b, title, s, 4, rh_cap_time);
-		if (bd_legend(b, d, 1, err))
-			goto out;
+		bd_legend(b, 1, NULL);
 	}
 	rh_aside_open(b, d, n);
-	if (n > 1 && rh_ab_tables(b, d, n, err))
-		goto out;
+	if (n > 1)
+		rh_ab_tables(b, n, &ab);
 	for (size_t k = 0; k < n; k++) {
 		const struct ls_jv *root = &d[k].docs[0].root;
 
@@ -600,7 +672,40 @@ out:
 	free(labs);
 	free(cells);
 	free(order);
+	rh_ab_free(&ab);
 	return ret;
+}
+
+/* A fleet run's pair that was not measured: its peer, exit status and what that means. */
+static int sec_failed(struct ls_sb *b, const struct ls_rdoc *d)
+{
+	const struct ls_jv *root = &d->docs[0].root;
+	double st = -1;
+	const char *why;
+
+	ls_jv_num(root, "exit_status", &st);
+	if (st == LS_EXIT_FAIL)
+		why = "the run started but failed";
+	else if (st == LS_EXIT_USAGE)
+		why = "the run could not start (options, devices or the peer refused it)";
+	else
+		why = "the run did not succeed";
+	ls_sb_printf(b, "<p class=\"failure\">Not measured: the pair with peer <strong>");
+	ls_sb_esc(b, d->peer[0] ? d->peer : "(unnamed)");
+	ls_sb_printf(b, "</strong> failed: latsplit ");
+	ls_sb_esc(b, d->kind);
+	if (st >= 0 && st == floor(st) && st < 256)
+		ls_sb_printf(b, " exited with status %d, %s", (int)st, why);
+	else
+		ls_sb_printf(b, " gave no exit status, %s", why);
+	ls_sb_printf(b, ". Its messages went to the fleet run's standard error.</p>\n");
+	if (ls_jv_get(root, "error") || ls_jv_get(root, "message")) {
+		ls_sb_printf(b, "<p class=\"failure\">Error: ");
+		rh_jstr(b, root, ls_jv_get(root, "error") ? "error" : "message");
+		ls_sb_printf(b, "</p>\n");
+	}
+	rh_kv_table(b, "The failed pair's document", root);
+	return 0;
 }
 
 /* One section of documents of one kind (n > 1: the A/B view). */
@@ -608,7 +713,9 @@ static int section(struct ls_sb *b, const struct ls_rdoc *d, size_t n, struct ls
 {
 	int ret;
 
-	ls_sb_printf(b, "<section class=\"doc\" data-kind=\"%s\" data-docs=\"%zu\">\n<h2>", d[0].kind, n);
+	ls_sb_printf(b, "<section class=\"doc\" data-kind=\"");
+	ls_sb_esc(b, d[0].kind);
+	ls_sb_printf(b, "\" data-docs=\"%zu\"%s>\n<h2>", n, d[0].failed ? " data-failed=\"1\"" : "");
 	ls_sb_esc(b, d[0].kind);
 	ls_sb_printf(b, "%s", n > 1 ? " A/B: " : ": ");
 	for (size_t k = 0; k < n; k++) {
@@ -616,8 +723,14 @@ static int section(struct ls_sb *b, const struct ls_rdoc *d, size_t n, struct ls
 			ls_sb_printf(b, "%s%c = ", k ? ", " : "", rh_doc_letter(k));
 		ls_sb_esc(b, d[k].name);
 	}
-	ls_sb_printf(b, "</h2>\n");
-	if (!strcmp(d[0].kind, "breakdown"))
+	if (n == 1 && (d[0].fleet || d[0].failed) && d[0].peer[0]) {
+		ls_sb_printf(b, ", peer ");
+		ls_sb_esc(b, d[0].peer);
+	}
+	ls_sb_printf(b, "%s</h2>\n", d[0].failed ? ": not measured" : "");
+	if (d[0].failed)
+		ret = sec_failed(b, d);
+	else if (!strcmp(d[0].kind, "breakdown"))
 		ret = sec_breakdown(b, d, n, err);
 	else if (!strcmp(d[0].kind, "compare"))
 		ret = rh_sec_compare(b, d, err);
@@ -627,13 +740,27 @@ static int section(struct ls_sb *b, const struct ls_rdoc *d, size_t n, struct ls
 	return ret;
 }
 
+/*
+ * Are the results one A/B view? Two to max of one kind (not compare), none
+ * of them a fleet run's document or a failed pair.
+ */
+static bool is_ab(const struct ls_report *r, size_t max)
+{
+	if (r->ndocs < 2 || r->ndocs > max || !strcmp(r->docs[0].kind, "compare"))
+		return false;
+	for (size_t k = 0; k < r->ndocs; k++) {
+		if (strcmp(r->docs[k].kind, r->docs[0].kind) || r->docs[k].fleet || r->docs[k].failed)
+			return false;
+	}
+	return true;
+}
+
 /* The whole page. */
 int ls_report_render(const struct ls_report *r, struct ls_sb *out, struct ls_err *err)
 {
-	bool ab = r->ndocs > 1 && strcmp(r->docs[0].kind, "compare");
+	bool ab = is_ab(r, RH_MAX_AB), too_many = !ab && is_ab(r, SIZE_MAX);
+	size_t failed = 0;
 
-	for (size_t k = 1; k < r->ndocs; k++)
-		ab &= !strcmp(r->docs[k].kind, r->docs[0].kind);
 	ls_sb_printf(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 		     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 		     "<meta name=\"color-scheme\" content=\"light dark\">\n<title>latsplit report</title>\n"
@@ -644,12 +771,27 @@ int ls_report_render(const struct ls_report *r, struct ls_sb *out, struct ls_err
 		if (ab)
 			ls_sb_printf(out, "%c: ", rh_doc_letter(k));
 		ls_sb_esc(out, r->docs[k].name);
-		ls_sb_printf(out, " (%s", r->docs[k].kind);
+		ls_sb_printf(out, " (");
+		ls_sb_esc(out, r->docs[k].kind);
 		if (r->docs[k].ndocs > 1)
 			ls_sb_printf(out, ", %zu documents pooled", r->docs[k].ndocs);
+		if (r->docs[k].fleet && r->docs[k].peer[0]) {
+			ls_sb_printf(out, ", peer ");
+			ls_sb_esc(out, r->docs[k].peer);
+		}
+		if (r->docs[k].failed)
+			ls_sb_printf(out, ", <strong>not measured</strong>");
+		failed += r->docs[k].failed;
 		ls_sb_printf(out, ")</li>\n");
 	}
-	ls_sb_printf(out, "</ul>\n<p>Latencies are one-way (RTT/2 for ping-pong) unless the inputs "
+	ls_sb_printf(out, "</ul>\n");
+	if (failed)
+		ls_sb_printf(out, "<p class=\"failure\">Not measured: %zu of the %zu results (pairs of "
+			     "a fleet run); their sections say why.</p>\n", failed, r->ndocs);
+	if (too_many)
+		ls_sb_printf(out, "<p>More than %d results of one kind: each is shown alone (an A/B "
+			     "view overlays at most %d).</p>\n", RH_MAX_AB, RH_MAX_AB);
+	ls_sb_printf(out, "<p>Latencies are one-way (RTT/2 for ping-pong) unless the inputs "
 		     "say otherwise; every figure below is in the documents.</p>\n</header>\n<main>\n");
 	if (ab) {
 		if (section(out, r->docs, r->ndocs, err))

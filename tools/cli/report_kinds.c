@@ -10,9 +10,10 @@
 #include "report.h"
 
 #define MAX_LINES	8	/* distributions per CDF / time plot */
+#define MAX_WARNINGS	64	/* distinct irq warnings listed */
 
-/* Indices of a set's series with samples, largest first, at most MAX_LINES. */
-static size_t pick_series(const struct ls_series_set *set, size_t *idx)
+/* Indices of a set's series with samples, largest first, at most max (<= MAX_LINES). */
+static size_t pick_series(const struct ls_series_set *set, size_t *idx, size_t max)
 {
 	size_t n = 0;
 
@@ -21,7 +22,7 @@ static size_t pick_series(const struct ls_series_set *set, size_t *idx)
 
 		if (!set->v[i].has_samples || !set->v[i].nvals)
 			continue;
-		if (n < MAX_LINES)
+		if (n < max)
 			n++;
 		else if (set->v[idx[n - 1]].nvals >= set->v[i].nvals)
 			continue;
@@ -51,13 +52,15 @@ static int irq_cells(const struct ls_rdoc *d, struct rp_cell **out, size_t *n, s
 				continue;
 			for (size_t m = 0; m < c->obj.n; m++) {
 				const struct ls_jv *h = &c->obj.m[m].val;
+				char stage[sizeof((*out)->stage)];
 				double cnt = 0, sum = 0;
 				size_t j = 0;
 
 				if (!ls_jv_num(h, "count", &cnt) || !ls_jv_num(h, "sum_ns", &sum) || !cnt)
 					continue;
-				while (j < *n && !((*out)[j].cpu == (long)cpu &&
-						   !strcmp((*out)[j].stage, c->obj.m[m].key)))
+				/* the key as a cell stores it (cut to the cell's size) */
+				snprintf(stage, sizeof(stage), "%s", c->obj.m[m].key);
+				while (j < *n && !((*out)[j].cpu == (long)cpu && !strcmp((*out)[j].stage, stage)))
 					j++;
 				if (j == *n) {
 					if (ls_grow(out, &cap, *n, sizeof(**out), 16) ||
@@ -68,7 +71,7 @@ static int irq_cells(const struct ls_rdoc *d, struct rp_cell **out, size_t *n, s
 					memset(&(*out)[j], 0, sizeof(**out));
 					cnts[j] = 0;
 					snprintf((*out)[j].host, sizeof((*out)[j].host), "this host");
-					snprintf((*out)[j].stage, sizeof((*out)[j].stage), "%s", c->obj.m[m].key);
+					memcpy((*out)[j].stage, stage, sizeof(stage));
 					(*out)[j].cpu = (long)cpu;
 					(*n)++;
 				}
@@ -83,6 +86,65 @@ static int irq_cells(const struct ls_rdoc *d, struct rp_cell **out, size_t *n, s
 	return 0;
 }
 
+/* Is warning e the same (code and message) as f? */
+static bool same_warning(const struct ls_jv *e, const struct ls_jv *f)
+{
+	static const char *const keys[] = { "code", "message" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+		const struct ls_jv *a = ls_jv_get(e, keys[i]), *b = ls_jv_get(f, keys[i]);
+
+		if (!a != !b || (a && (a->type != LS_JSTR || b->type != LS_JSTR ||
+				       strcmp(a->str.s, b->str.s))))
+			return false;
+	}
+	return true;
+}
+
+/* irq's warnings (code: message) of every pooled interval, each once with how many it was in. */
+static void irq_warnings(struct ls_sb *b, const struct ls_rdoc *d)
+{
+	const struct ls_jv *seen[MAX_WARNINGS];
+	size_t times[MAX_WARNINGS], nseen = 0, more = 0;
+
+	for (size_t k = 0; k < d->ndocs; k++) {
+		const struct ls_jv *w = ls_jv_get(&d->docs[k].root, "warnings");
+
+		for (size_t i = 0; w && w->type == LS_JARR && i < w->arr.n; i++) {
+			const struct ls_jv *e = &w->arr.v[i];
+			size_t j = 0;
+
+			if (e->type != LS_JOBJ)
+				continue;
+			while (j < nseen && !same_warning(seen[j], e))
+				j++;
+			if (j < nseen) {
+				times[j]++;
+			} else if (nseen < MAX_WARNINGS) {
+				seen[nseen] = e;
+				times[nseen++] = 1;
+			} else {
+				more++;
+			}
+		}
+	}
+	ls_sb_printf(b, "<h3>Warnings</h3>\n<ul class=\"warnings\">\n");
+	for (size_t j = 0; j < nseen; j++) {
+		ls_sb_printf(b, "<li>");
+		rh_jstr(b, seen[j], "code");
+		ls_sb_printf(b, ": ");
+		rh_jstr(b, seen[j], "message");
+		if (d->ndocs > 1)
+			ls_sb_printf(b, " (in %zu of %zu intervals)", times[j], d->ndocs);
+		ls_sb_printf(b, "</li>\n");
+	}
+	if (more)
+		ls_sb_printf(b, "<li>%zu more warnings not listed</li>\n", more);
+	if (!nseen)
+		ls_sb_printf(b, "<li>no affinity warnings</li>\n");
+	ls_sb_printf(b, "</ul>\n");
+}
+
 /* A probe or irq section: CDF of its distributions, then time plots (probe) or a heatmap (irq). */
 int rh_sec_series(struct ls_sb *b, const struct ls_rdoc *d, size_t n, struct ls_err *err)
 {
@@ -95,6 +157,7 @@ int rh_sec_series(struct ls_sb *b, const struct ls_rdoc *d, size_t n, struct ls_
 	unsigned int lc[MAX_LINES * 4], ld[MAX_LINES * 4];
 	struct rp_cell *cells = NULL;
 	char title[512], cap[1024];
+	struct rh_ab ab = { 0 };
 	size_t ncells;
 	int ret = -1;
 
@@ -102,8 +165,11 @@ int rh_sec_series(struct ls_sb *b, const struct ls_rdoc *d, size_t n, struct ls_
 		ls_errf(err, "out of memory");
 		goto out;
 	}
+	if (n > 1 && rh_ab_build(d, n, &ab, err))
+		goto out;
 	for (size_t k = 0; k < n; k++) {
-		np[k] = pick_series(&d[k].set, idx[k]);
+		/* more than 4 results: 4 dashes tell a result's distributions apart */
+		np[k] = pick_series(&d[k].set, idx[k], n > 4 ? 4 : MAX_LINES);
 		for (size_t i = 0; i < np[k]; i++) {
 			const struct ls_series *s = &d[k].set.v[idx[k][i]];
 			size_t m = 0;
@@ -112,24 +178,29 @@ int rh_sec_series(struct ls_sb *b, const struct ls_rdoc *d, size_t n, struct ls_
 				goto out;
 			snprintf(labs[nl], 96, "%s%s%s", n > 1 ? (char[]){ rh_doc_letter(k), 0 } : "",
 				 n > 1 ? ": " : "", strcmp(s->name, "(top level)") ? s->name : "one-way latency");
-			lines[nl] = (struct rp_series){ labs[nl], rh_sorted_copy(vals[nl], m), m,
-						      (unsigned int)(i % 8), (unsigned int)(k % 4) };
+			lines[nl] = (struct rp_series){ labs[nl], rh_sorted_copy(vals[nl], m), m, 0, 0,
+							(unsigned int)k };
+			rh_line_style(k, i, n, &lines[nl].color, &lines[nl].dash);
 			if (!lines[nl].v) {
+				free(vals[nl]);
+				vals[nl] = NULL;
 				ls_errf(err, "out of memory");
 				goto out;
 			}
 			if (nl < ARRAY_SIZE(lg)) {
 				lg[nl] = labs[nl];
 				lc[nl] = lines[nl].color;
-				ld[nl] = lines[nl].doc;
+				ld[nl] = lines[nl].dash;
 			}
 			nl++;
 		}
 	}
 	ls_sb_printf(b, "<div class=\"row\"><div class=\"plots\">\n");
-	snprintf(cap, sizeof(cap), "%s%s%s", rh_cap_cdf, n > 1 ? rh_cap_ab : "",
-		 irq ? " irq's distributions are rebuilt from its histograms (bucket midpoints, "
-		 "within 3.2 %), the largest eight shown." : "");
+	snprintf(cap, sizeof(cap), "%s%s%s", rh_cap_cdf, n > 1 ? rh_cap_ab(n) : "",
+		 !irq ? "" : n > 4 ? " irq's distributions are rebuilt from its histograms (bucket "
+		 "midpoints, within 3.2 %), the largest four of each document shown." :
+		 " irq's distributions are rebuilt from its histograms (bucket midpoints, "
+		 "within 3.2 %), the largest eight shown.");
 	snprintf(title, sizeof(title), "%s latency CDF%s", irq ? "IRQ and softirq" : "One-way probe",
 		 n > 1 ? ", A/B" : "");
 	rp_cdf(b, title, lines, nl, cap);
@@ -153,16 +224,17 @@ int rh_sec_series(struct ls_sb *b, const struct ls_rdoc *d, size_t n, struct ls_
 
 			for (size_t i = 0; i < np[k]; i++)
 				s[i] = (struct rp_series){ lines[base + i].label, vals[base + i],
-							   lines[base + i].n, lines[base + i].color, 0 };
+							   lines[base + i].n, (unsigned int)(i % 8), 0,
+							   (unsigned int)k };
 			snprintf(title, sizeof(title), "Probe samples over time%s", suffix);
 			rp_time(b, title, s, np[k], rh_cap_time);
 		}
 	}
 	rh_aside_open(b, d, n);
-	if (n > 1 && rh_ab_tables(b, d, n, err))
-		goto out;
+	if (n > 1)
+		rh_ab_tables(b, n, &ab);
 	for (size_t k = 0; k < n; k++) {
-		const struct ls_jv *root = &d[k].docs[0].root, *w = ls_jv_get(root, "warnings");
+		const struct ls_jv *root = &d[k].docs[0].root;
 
 		if (n > 1) {
 			ls_sb_printf(b, "<h3>%c: ", rh_doc_letter(k));
@@ -170,16 +242,7 @@ int rh_sec_series(struct ls_sb *b, const struct ls_rdoc *d, size_t n, struct ls_
 			ls_sb_printf(b, "</h3>\n");
 		}
 		if (irq) {
-			ls_sb_printf(b, "<h3>Warnings</h3>\n<ul>\n");
-			for (size_t i = 0; w && w->type == LS_JARR && i < w->arr.n; i++) {
-				ls_sb_printf(b, "<li>");
-				rh_jstr(b, &w->arr.v[i], "code");
-				ls_sb_printf(b, ": ");
-				rh_jstr(b, &w->arr.v[i], "msg");
-				ls_sb_printf(b, "</li>\n");
-			}
-			ls_sb_printf(b, "%s</ul>\n", w && w->type == LS_JARR && w->arr.n ? "" :
-				     "<li>no affinity warnings</li>");
+			irq_warnings(b, &d[k]);
 			ls_sb_printf(b, "<p>%zu interval(s) pooled.</p>\n", d[k].ndocs);
 		}
 		rh_kv_table(b, irq ? "Interval" : "Run", root);
@@ -198,6 +261,7 @@ out:
 	free(idx);
 	free(np);
 	free(cells);
+	rh_ab_free(&ab);
 	return ret;
 }
 

@@ -19,9 +19,13 @@
 #define MT	36
 #define MB	52
 #define NTICKS	64
+#define HEAT_ZERO_OPACITY	0.04	/* a heatmap cell of 0: lighter than the smallest (0.1) */
 
-/* Open a figure and its SVG (height h) with the title on top. */
-static void fig_open(struct ls_sb *b, const char *kind, const char *title, int h)
+/* A number for an attribute or label of b (never "nan" or "inf": svg.h). */
+#define NUM(v, prec)	(ls_sb_num(b, (v), (prec)).s)
+
+/* Open a figure and its SVG (height h) with the title on top; returns b's non-finite count. */
+static size_t fig_open(struct ls_sb *b, const char *kind, const char *title, int h)
 {
 	ls_sb_printf(b, "<figure class=\"plot\" data-plot=\"%s\">\n<svg viewBox=\"0 0 %d %d\" "
 		     "width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"", kind, PW, h, PW, h);
@@ -29,13 +33,23 @@ static void fig_open(struct ls_sb *b, const char *kind, const char *title, int h
 	ls_sb_printf(b, "\"><text class=\"title\" x=\"%d\" y=\"20\">", PW / 2);
 	ls_sb_esc(b, title);
 	ls_sb_printf(b, "</text>\n");
+	return b->nonfinite;
 }
 
-/* Close the SVG and add the caption saying how to read the plot. */
-static void fig_close(struct ls_sb *b, const char *caption)
+/*
+ * Close the SVG and add the caption saying how to read the plot, and how
+ * many values were not finite numbers (since: fig_open's count).
+ */
+static void fig_close(struct ls_sb *b, const char *caption, size_t since)
 {
+	size_t bad = b->nonfinite - since;
+
 	ls_sb_printf(b, "</svg>\n<figcaption>");
 	ls_sb_esc(b, caption);
+	if (bad)
+		ls_sb_printf(b, " <strong class=\"nonfinite\">Note: %zu value%s of this plot %s not "
+			     "a finite number, drawn as 0 or left out.</strong>", bad, bad > 1 ? "s" : "",
+			     bad > 1 ? "were" : "was");
 	ls_sb_printf(b, "</figcaption>\n</figure>\n");
 }
 
@@ -47,13 +61,15 @@ static void no_data(struct ls_sb *b, const char *why, int h)
 	ls_sb_printf(b, "</text>\n");
 }
 
-/* A tick's text: the value in unit u, or a plain number when u is NULL. */
+/* A tick's text: the value in unit u, or a plain number when u is NULL ("-" when not finite). */
 static void tick_text(double v, const struct ls_unit *u, char *buf, size_t len)
 {
 	if (u)
 		ls_tick_label(v, *u, buf, len);
-	else
+	else if (isfinite(v))
 		snprintf(buf, len, "%g", v);
+	else
+		snprintf(buf, len, "-");
 }
 
 /*
@@ -70,29 +86,35 @@ static void axis(struct ls_sb *b, bool vertical, const struct ls_scale *sc, cons
 		double p = ls_scale_map(sc, t[i]);
 
 		tick_text(t[i], u, buf, sizeof(buf));
-		ls_sb_printf(b, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
-			     "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%s</text>\n",
-			     vertical ? at : p, vertical ? far : p, vertical ? p : far, vertical ? p : at,
-			     vertical ? at - 5 : p, vertical ? p + 4 : at + 16,
-			     vertical ? "end" : "middle", buf);
+		ls_sb_printf(b, "<line class=\"grid\" x1=\"%s\" x2=\"%s\" y1=\"%s\" y2=\"%s\"/>"
+			     "<text class=\"tick\" x=\"%s\" y=\"%s\" text-anchor=\"%s\">",
+			     NUM(vertical ? at : p, 1), NUM(vertical ? far : p, 1),
+			     NUM(vertical ? p : far, 1), NUM(vertical ? p : at, 1),
+			     NUM(vertical ? at - 5 : p, 1), NUM(vertical ? p + 4 : at + 16, 1),
+			     vertical ? "end" : "middle");
+		ls_sb_esc(b, buf);
+		ls_sb_printf(b, "</text>\n");
 	}
-	ls_sb_printf(b, "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
-		     vertical ? at : sc->r0, vertical ? at : sc->r1, vertical ? sc->r0 : at,
-		     vertical ? sc->r1 : at);
+	ls_sb_printf(b, "<line class=\"axis\" x1=\"%s\" x2=\"%s\" y1=\"%s\" y2=\"%s\"/>",
+		     NUM(vertical ? at : sc->r0, 1), NUM(vertical ? at : sc->r1, 1),
+		     NUM(vertical ? sc->r0 : at, 1), NUM(vertical ? sc->r1 : at, 1));
 	if (vertical)
-		ls_sb_printf(b, "<text class=\"label\" transform=\"rotate(-90)\" x=\"%.1f\" y=\"14\" "
-			     "text-anchor=\"middle\">", -(sc->r0 + sc->r1) / 2);
+		ls_sb_printf(b, "<text class=\"label\" transform=\"rotate(-90)\" x=\"%s\" y=\"14\" "
+			     "text-anchor=\"middle\">", NUM(-(sc->r0 + sc->r1) / 2, 1));
 	else
-		ls_sb_printf(b, "<text class=\"label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
-			     (sc->r0 + sc->r1) / 2, at + 38);
+		ls_sb_printf(b, "<text class=\"label\" x=\"%s\" y=\"%s\" text-anchor=\"middle\">",
+			     NUM((sc->r0 + sc->r1) / 2, 1), NUM(at + 38, 1));
 	ls_sb_esc(b, label);
 	ls_sb_printf(b, "</text>\n");
 }
 
-/* A value's text in unit u with four significant digits. */
+/* A value's text in unit u with four significant digits ("-" when not finite). */
 static void val_text(double v_ns, struct ls_unit u, char *buf, size_t len)
 {
-	snprintf(buf, len, "%.4g", fabs(v_ns) < 1e-12 ? 0.0 : v_ns / u.ns);
+	if (!isfinite(v_ns / u.ns))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.4g", fabs(v_ns) < 1e-12 ? 0.0 : v_ns / u.ns);
 }
 
 /* Axis label "what (unit)". */
@@ -111,18 +133,18 @@ static void cdf_marker(struct ls_sb *b, const struct rp_series *l, double q, dou
 
 	val_text(v, u, val, sizeof(val));
 	if (q == 0.5)
-		ls_sb_printf(b, "<circle class=\"mark s%u\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\"", l->color,
-			     px, py);
+		ls_sb_printf(b, "<circle class=\"mark s%u\" cx=\"%s\" cy=\"%s\" r=\"4\"", l->color,
+			     NUM(px, 1), NUM(py, 1));
 	else if (q == 0.99)
-		ls_sb_printf(b, "<rect class=\"mark s%u\" x=\"%.1f\" y=\"%.1f\" width=\"7\" height=\"7\"",
-			     l->color, px - 3.5, py - 3.5);
+		ls_sb_printf(b, "<rect class=\"mark s%u\" x=\"%s\" y=\"%s\" width=\"7\" height=\"7\"",
+			     l->color, NUM(px - 3.5, 1), NUM(py - 3.5, 1));
 	else
-		ls_sb_printf(b, "<path class=\"mark s%u\" d=\"M%.1f %.1f l4.5 4.5 l-4.5 4.5 l-4.5 -4.5 z\"",
-			     l->color, px, py - 4.5);
+		ls_sb_printf(b, "<path class=\"mark s%u\" d=\"M%s %s l4.5 4.5 l-4.5 4.5 l-4.5 -4.5 z\"",
+			     l->color, NUM(px, 1), NUM(py - 4.5, 1));
 	ls_sb_printf(b, " data-series=\"");
 	ls_sb_esc(b, l->label);
-	ls_sb_printf(b, "\" data-doc=\"%u\" data-q=\"%g\" data-value=\"%.17g\"><title>", l->doc, q,
-		     v);
+	ls_sb_printf(b, "\" data-doc=\"%u\" data-q=\"%g\" data-value=\"%s\"><title>", l->doc, q,
+		     NUM(v, -1));
 	ls_sb_esc(b, l->label);
 	ls_sb_printf(b, " p%g = %s %s</title></", q * 100, val, u.name);
 	ls_sb_printf(b, "%s>\n", q == 0.5 ? "circle" : q == 0.99 ? "rect" : "path");
@@ -138,9 +160,9 @@ void rp_cdf(struct ls_sb *b, const char *title, const struct rp_series *l, size_
 	struct ls_err err;
 	struct ls_unit u;
 	char lab[64];
-	size_t nt;
+	size_t nt, since;
 
-	fig_open(b, "cdf", title, PH);
+	since = fig_open(b, "cdf", title, PH);
 	for (size_t i = 0; i < n; i++) {
 		for (size_t k = 0; k < l[i].n; k++) {
 			if (l[i].v[k] > 0) {
@@ -153,7 +175,7 @@ void rp_cdf(struct ls_sb *b, const char *title, const struct rp_series *l, size_
 	}
 	if (!(hi > 0)) {
 		no_data(b, "no positive values to plot", PH);
-		fig_close(b, caption);
+		fig_close(b, caption, since);
 		return;
 	}
 	ls_log_range(&lo, &hi);
@@ -161,7 +183,7 @@ void rp_cdf(struct ls_sb *b, const char *title, const struct rp_series *l, size_
 	if (ls_scale_init(&x, lo, hi, 72, PW - MR, true, &err) ||
 	    ls_scale_init(&y, 0, 1, PH - MB, MT, false, &err)) {
 		no_data(b, err.msg, PH);
-		fig_close(b, caption);
+		fig_close(b, caption, since);
 		return;
 	}
 	nt = ls_ticks_log(lo, hi, t, NTICKS);
@@ -181,7 +203,8 @@ void rp_cdf(struct ls_sb *b, const char *title, const struct rp_series *l, size_
 			xs[np] = l[i].v[r];
 			ys[np++] = (double)(r + 1) / (double)m;
 		}
-		ls_sb_printf(b, "<path class=\"line s%u d%u\" data-series=\"", l[i].color, l[i].doc);
+		ls_sb_printf(b, "<path class=\"line s%u d%u\" data-doc=\"%u\" data-series=\"", l[i].color,
+			     l[i].dash, l[i].doc);
 		ls_sb_esc(b, l[i].label);
 		ls_sb_printf(b, "\" d=\"");
 		ls_svg_path(b, &x, &y, xs, ys, np);
@@ -194,7 +217,7 @@ void rp_cdf(struct ls_sb *b, const char *title, const struct rp_series *l, size_
 					   ls_scale_map(&y, qs[q]), u);
 		}
 	}
-	fig_close(b, caption);
+	fig_close(b, caption, since);
 }
 
 /* Stacked horizontal bars of the three parts, one bar per percentile (and document). */
@@ -207,21 +230,21 @@ void rp_stacked(struct ls_sb *b, const char *title, const char *const part_names
 	struct ls_err err;
 	struct ls_unit u;
 	char lab[64], val[32];
-	size_t nt;
+	size_t nt, since;
 
-	fig_open(b, "stack", title, h);
+	since = fig_open(b, "stack", title, h);
 	for (size_t i = 0; i < n; i++)
 		hi = fmax(hi, fmax(bars[i].total, bars[i].part[0] + bars[i].part[1] + bars[i].part[2]));
 	if (!(hi > 0)) {
 		no_data(b, "no samples", h);
-		fig_close(b, caption);
+		fig_close(b, caption, since);
 		return;
 	}
 	ls_nice_range(&lo, &hi, 6);
 	u = ls_time_unit(hi);
 	if (ls_scale_init(&x, 0, hi, 96, PW - MR - 70, false, &err)) {
 		no_data(b, err.msg, h);
-		fig_close(b, caption);
+		fig_close(b, caption, since);
 		return;
 	}
 	nt = ls_ticks_lin(0, hi, 6, t, NTICKS);
@@ -230,28 +253,32 @@ void rp_stacked(struct ls_sb *b, const char *title, const char *const part_names
 	for (size_t i = 0; i < n; i++) {
 		double yb = y0 + (double)i * (bh + gap), acc = 0;
 
-		ls_sb_printf(b, "<text class=\"tick\" x=\"90\" y=\"%.1f\" text-anchor=\"end\">", yb + bh - 5);
+		ls_sb_printf(b, "<text class=\"tick\" x=\"90\" y=\"%s\" text-anchor=\"end\">",
+			     NUM(yb + bh - 5, 1));
 		ls_sb_esc(b, bars[i].label);
 		ls_sb_printf(b, "</text>\n");
 		for (int p = 0; p < 3; p++) {
 			double x0 = ls_scale_map(&x, acc), x1 = ls_scale_map(&x, acc + bars[i].part[p]);
 
 			val_text(bars[i].part[p], u, val, sizeof(val));
-			ls_sb_printf(b, "<rect class=\"seg s%d f%u\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-				     "height=\"%d\" data-bar=\"", p + 1, bars[i].doc, x0, yb,
-				     fmax(0, x1 - x0), bh);
+			ls_sb_printf(b, "<rect class=\"seg s%d f%u\" x=\"%s\" y=\"%s\" width=\"%s\" "
+				     "height=\"%d\" data-bar=\"", p + 1, bars[i].doc, NUM(x0, 1), NUM(yb, 1),
+				     NUM(fmax(0, x1 - x0), 1), bh);
 			ls_sb_esc(b, bars[i].label);
-			ls_sb_printf(b, "\" data-part=\"%s\" data-value=\"%.17g\"><title>", part_names[p],
-				     bars[i].part[p]);
+			ls_sb_printf(b, "\" data-part=\"");
+			ls_sb_esc(b, part_names[p]);
+			ls_sb_printf(b, "\" data-value=\"%s\"><title>", NUM(bars[i].part[p], -1));
 			ls_sb_esc(b, bars[i].label);
-			ls_sb_printf(b, " %s: %s %s</title></rect>\n", part_names[p], val, u.name);
+			ls_sb_printf(b, " ");
+			ls_sb_esc(b, part_names[p]);
+			ls_sb_printf(b, ": %s %s</title></rect>\n", val, u.name);
 			acc += bars[i].part[p];
 		}
 		val_text(bars[i].total, u, val, sizeof(val));
-		ls_sb_printf(b, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\">%s %s</text>\n",
-			     ls_scale_map(&x, acc) + 4, yb + bh - 5, val, u.name);
+		ls_sb_printf(b, "<text class=\"tick\" x=\"%s\" y=\"%s\">%s %s</text>\n",
+			     NUM(ls_scale_map(&x, acc) + 4, 1), NUM(yb + bh - 5, 1), val, u.name);
 	}
-	fig_close(b, caption);
+	fig_close(b, caption, since);
 }
 
 /* Index of s in names[0..*n), added when new (at most max). */
@@ -300,17 +327,20 @@ static int heat_panel(struct ls_sb *b, const char *host, const struct rp_cell *c
 	ls_sb_esc(b, host);
 	ls_sb_printf(b, "</text>\n");
 	y0 += 18;
-	for (size_t k = 0; k < nst; k++)
-		ls_sb_printf(b, "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
-			     90 + cw * ((double)k + 0.5), y0 + 10, stages[k]);
+	for (size_t k = 0; k < nst; k++) {
+		ls_sb_printf(b, "<text class=\"tick\" x=\"%s\" y=\"%d\" text-anchor=\"middle\">",
+			     NUM(90 + cw * ((double)k + 0.5), 1), y0 + 10);
+		ls_sb_esc(b, stages[k]);
+		ls_sb_printf(b, "</text>\n");
+	}
 	y0 += 16;
 	for (size_t r = 0; r < ncpu; r++) {
-		ls_sb_printf(b, "<text class=\"tick\" x=\"84\" y=\"%.1f\" text-anchor=\"end\">CPU %ld</text>\n",
-			     y0 + ch * (double)r + 15, cpus[r]);
+		ls_sb_printf(b, "<text class=\"tick\" x=\"84\" y=\"%s\" text-anchor=\"end\">CPU %ld</text>\n",
+			     NUM(y0 + ch * (double)r + 15, 1), cpus[r]);
 	}
 	for (size_t i = 0; i < n; i++) {
 		size_t r = 0, k = 0;
-		double t;
+		double op;
 
 		if (strcmp(c[i].host, host))
 			continue;
@@ -320,21 +350,27 @@ static int heat_panel(struct ls_sb *b, const char *host, const struct rp_cell *c
 			k++;
 		if (r == ncpu || k == nst)
 			continue;
-		t = vmax > vmin && c[i].value_ns > 0 ?
-		    log(c[i].value_ns / vmin) / log(vmax / vmin) : 1;
+		/* log scale from the smallest positive cell (0.1) to the largest (1); 0 lightest */
+		if (!(c[i].value_ns > 0))
+			op = HEAT_ZERO_OPACITY;
+		else if (vmax > vmin)
+			op = 0.1 + 0.9 * fmax(0, fmin(1, log(c[i].value_ns / vmin) / log(vmax / vmin)));
+		else
+			op = 1;
 		val_text(c[i].value_ns, u, val, sizeof(val));
-		ls_sb_printf(b, "<rect class=\"cell%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-			     "fill-opacity=\"%.2f\" data-host=\"", c[i].verdict ? " verdict" : "",
-			     90 + cw * (double)k + 1, y0 + ch * (double)r + 1, cw - 2, ch - 2,
-			     0.1 + 0.9 * fmax(0, fmin(1, t)));
+		ls_sb_printf(b, "<rect class=\"cell%s\" x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" "
+			     "fill-opacity=\"%s\" data-host=\"", c[i].verdict ? " verdict" : "",
+			     NUM(90 + cw * (double)k + 1, 1), NUM(y0 + ch * (double)r + 1, 1),
+			     NUM(cw - 2, 1), NUM(ch - 2, 1), NUM(op, 2));
 		ls_sb_esc(b, host);
 		ls_sb_printf(b, "\" data-cpu=\"%ld\" data-stage=\"", c[i].cpu);
 		ls_sb_esc(b, c[i].stage);
-		ls_sb_printf(b, "\" data-value=\"%.17g\"><title>CPU %ld %s: %s %s per sample%s</title></rect>"
-			     "<text class=\"cellv\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
-			     c[i].value_ns, c[i].cpu, stages[k], val, u.name,
-			     c[i].verdict ? " (the verdict's CPU)" : "", 90 + cw * ((double)k + 0.5),
-			     y0 + ch * (double)r + 15, val);
+		ls_sb_printf(b, "\" data-value=\"%s\"><title>CPU %ld ", NUM(c[i].value_ns, -1), c[i].cpu);
+		ls_sb_esc(b, stages[k]);
+		ls_sb_printf(b, ": %s %s per sample%s</title></rect>"
+			     "<text class=\"cellv\" x=\"%s\" y=\"%s\" text-anchor=\"middle\">%s</text>\n",
+			     val, u.name, c[i].verdict ? " (the verdict's CPU)" : "",
+			     NUM(90 + cw * ((double)k + 0.5), 1), NUM(y0 + ch * (double)r + 15, 1), val);
 	}
 	return 34 + (int)(ch * (double)ncpu) + 10;
 }
@@ -349,12 +385,13 @@ void rp_heatmap(struct ls_sb *b, const char *title, const char *what, const stru
 	struct ls_sb body = { 0 };
 	struct ls_unit u;
 	char lab[160];
+	size_t since;
 	int y = MT;
 
 	for (size_t i = 0; i < n; i++) {
 		name_slot(stages, &nst, ARRAY_SIZE(stages), c[i].stage);
 		name_slot(hosts, &nh, ARRAY_SIZE(hosts), c[i].host);
-		if (c[i].value_ns > 0) {
+		if (c[i].value_ns > 0 && isfinite(c[i].value_ns)) {
 			vmin = fmin(vmin, c[i].value_ns);
 			vmax = fmax(vmax, c[i].value_ns);
 		}
@@ -363,7 +400,7 @@ void rp_heatmap(struct ls_sb *b, const char *title, const char *what, const stru
 	for (size_t h = 0; h < nh; h++)
 		y += heat_panel(&body, hosts[h], c, n, stages, nst, vmin, vmax, u, y);
 	cells = n;
-	fig_open(b, "heatmap", title, y + 40);
+	since = fig_open(b, "heatmap", title, y + 40);
 	if (!cells) {
 		no_data(b, "no kernel time attributed to any CPU (kernel side unmeasured?)", y + 40);
 	} else {
@@ -376,8 +413,9 @@ void rp_heatmap(struct ls_sb *b, const char *title, const char *what, const stru
 	}
 	if (body.failed)
 		b->failed = true;
+	b->nonfinite += body.nonfinite;
 	ls_sb_free(&body);
-	fig_close(b, caption);
+	fig_close(b, caption, since);
 }
 
 /* One series over time: raw, or min-max band and median per pixel column. */
@@ -395,7 +433,7 @@ static void time_series(struct ls_sb *b, const struct rp_series *s, const struct
 		}
 		for (size_t i = 0; i < s->n; i++)
 			xs[i] = (double)i;
-		ls_sb_printf(b, "<path class=\"line s%u d%u\" d=\"", s->color, s->doc);
+		ls_sb_printf(b, "<path class=\"line s%u d%u\" d=\"", s->color, s->dash);
 		ls_svg_path(b, x, y, xs, s->v, s->n);
 		ls_sb_printf(b, "\"/>\n");
 		free(xs);
@@ -429,7 +467,7 @@ static void time_series(struct ls_sb *b, const struct rp_series *s, const struct
 	memmove(xs + nc, xs + 2 * cols - nc, nc * sizeof(double));
 	ls_sb_printf(b, "<path class=\"band s%u\" d=\"", s->color);
 	ls_svg_path(b, x, y, xs, band, 2 * nc);
-	ls_sb_printf(b, " Z\"/>\n<path class=\"line s%u d%u\" d=\"", s->color, s->doc);
+	ls_sb_printf(b, " Z\"/>\n<path class=\"line s%u d%u\" d=\"", s->color, s->dash);
 	ls_svg_path(b, x, y, xs, md, nc);
 	ls_sb_printf(b, "\"/>\n");
 out:
@@ -444,13 +482,13 @@ void rp_time(struct ls_sb *b, const char *title, const struct rp_series *s, size
 	     const char *caption)
 {
 	double lo = 0, hi = 0, t[NTICKS];
-	size_t nmax = 0, cols = PW - 72 - MR, nt;
+	size_t nmax = 0, cols = PW - 72 - MR, nt, since, ni = 0;
 	struct ls_scale x, y;
 	struct ls_err err;
 	struct ls_unit u;
 	char lab[64];
 
-	fig_open(b, "time", title, PH);
+	since = fig_open(b, "time", title, PH);
 	for (size_t i = 0; i < n; i++) {
 		nmax = s[i].n > nmax ? s[i].n : nmax;
 		for (size_t k = 0; k < s[i].n; k++)
@@ -458,7 +496,7 @@ void rp_time(struct ls_sb *b, const char *title, const struct rp_series *s, size
 	}
 	if (nmax < 2 || !(hi > 0)) {
 		no_data(b, "fewer than two samples", PH);
-		fig_close(b, caption);
+		fig_close(b, caption, since);
 		return;
 	}
 	ls_nice_range(&lo, &hi, 5);
@@ -466,19 +504,24 @@ void rp_time(struct ls_sb *b, const char *title, const struct rp_series *s, size
 	if (ls_scale_init(&x, 0, (double)(nmax - 1), 72, PW - MR, false, &err) ||
 	    ls_scale_init(&y, 0, hi, PH - MB, MT, false, &err)) {
 		no_data(b, err.msg, PH);
-		fig_close(b, caption);
+		fig_close(b, caption, since);
 		return;
 	}
 	ls_sb_printf(b, "<g data-samples=\"%zu\" data-columns=\"%zu\" data-decimated=\"%d\">\n", nmax,
 		     cols, nmax > cols);
+	/* sample numbers are whole: a few samples get no ticks between them */
 	nt = ls_ticks_lin(0, (double)(nmax - 1), 6, t, NTICKS);
-	axis(b, false, &x, t, nt, NULL, "sample number (measurement order)", PH - MB, MT);
+	for (size_t i = 0; i < nt; i++) {
+		if (t[i] == floor(t[i]))
+			t[ni++] = t[i];
+	}
+	axis(b, false, &x, t, ni, NULL, "sample number (measurement order)", PH - MB, MT);
 	nt = ls_ticks_lin(0, hi, 5, t, NTICKS);
 	axis(b, true, &y, t, nt, &u, unit_label(lab, sizeof(lab), "latency", u, ""), 72, PW - MR);
 	for (size_t i = 0; i < n; i++)
 		time_series(b, &s[i], &x, &y, cols);
 	ls_sb_printf(b, "</g>\n");
-	fig_close(b, caption);
+	fig_close(b, caption, since);
 }
 
 /* compare's rows: p50 and p99 change bars around zero; significant ones filled. */
@@ -489,9 +532,9 @@ void rp_changes(struct ls_sb *b, const char *title, const struct rp_change *c, s
 	double m = 1, t[NTICKS], lo, y0 = MT + 10;
 	struct ls_scale x;
 	struct ls_err err;
-	size_t nt;
+	size_t nt, since;
 
-	fig_open(b, "changes", title, h);
+	since = fig_open(b, "changes", title, h);
 	for (size_t i = 0; i < n; i++) {
 		if (isfinite(c[i].p50_pct))
 			m = fmax(m, fabs(c[i].p50_pct));
@@ -503,7 +546,7 @@ void rp_changes(struct ls_sb *b, const char *title, const struct rp_change *c, s
 	m = fmax(-lo, m);
 	if (!n || ls_scale_init(&x, -m, m, 230, PW - MR, false, &err)) {
 		no_data(b, "no distributions in this comparison", h);
-		fig_close(b, caption);
+		fig_close(b, caption, since);
 		return;
 	}
 	nt = ls_ticks_lin(-m, m, 6, t, NTICKS);
@@ -513,22 +556,29 @@ void rp_changes(struct ls_sb *b, const char *title, const struct rp_change *c, s
 		double v[2] = { c[i].p50_pct, c[i].p99_pct };
 		int d[2] = { c[i].dir50, c[i].dir99 };
 
-		ls_sb_printf(b, "<text class=\"tick\" x=\"224\" y=\"%.1f\" text-anchor=\"end\">", yb + 13);
+		ls_sb_printf(b, "<text class=\"tick\" x=\"224\" y=\"%s\" text-anchor=\"end\">",
+			     NUM(yb + 13, 1));
 		ls_sb_esc(b, c[i].label);
 		ls_sb_printf(b, "</text>\n");
 		for (int k = 0; k < 2; k++) {
 			double x1 = isfinite(v[k]) ? ls_scale_map(&x, v[k]) : x0;
 
-			ls_sb_printf(b, "<rect class=\"seg s%d%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-				     "height=\"%d\" data-q=\"%s\" data-value=\"%.17g\" data-significant=\"%d\">"
-				     "<title>%s %+.1f %%%s</title></rect>\n", k + 1,
-				     d[k] ? "" : " hollow", fmin(x0, x1), yb + k * (bh + 1),
-				     fabs(x1 - x0), bh, k ? "p99" : "p50", isfinite(v[k]) ? v[k] : 0,
-				     d[k], k ? "p99" : "p50", isfinite(v[k]) ? v[k] : 0,
-				     d[k] ? " (significant)" : " (not significant)");
+			/* a change that is not a number (A's percentile 0) has no bar and says so */
+			ls_sb_printf(b, "<rect class=\"seg s%d%s\" x=\"%s\" y=\"%s\" width=\"%s\" "
+				     "height=\"%d\" data-q=\"%s\"%s%s%s data-significant=\"%d\">"
+				     "<title>%s ", k + 1, d[k] ? "" : " hollow", NUM(fmin(x0, x1), 1),
+				     NUM(yb + k * (bh + 1), 1), NUM(fabs(x1 - x0), 1), bh,
+				     k ? "p99" : "p50", isfinite(v[k]) ? " data-value=\"" : "",
+				     isfinite(v[k]) ? NUM(v[k], -1) : "", isfinite(v[k]) ? "\"" : "",
+				     d[k], k ? "p99" : "p50");
+			if (isfinite(v[k]))
+				ls_sb_printf(b, "%s%s %%", v[k] >= 0 ? "+" : "", NUM(v[k], 1));
+			else
+				ls_sb_printf(b, "change not defined");
+			ls_sb_printf(b, "%s</title></rect>\n", d[k] ? " (significant)" : " (not significant)");
 		}
 	}
-	fig_close(b, caption);
+	fig_close(b, caption, since);
 }
 
 /* The legend below a plot: one swatch (palette colour, document dash) per label. */

@@ -73,6 +73,22 @@ void ls_sb_free(struct ls_sb *b)
 	memset(b, 0, sizeof(*b));
 }
 
+/* v's text with prec decimals (prec < 0: exact); a non-finite v is "0" and counted. */
+struct ls_num ls_sb_num(struct ls_sb *b, double v, int prec)
+{
+	struct ls_num n;
+
+	if (!isfinite(v)) {
+		b->nonfinite++;
+		snprintf(n.s, sizeof(n.s), "0");
+	} else if (prec < 0 || fabs(v) >= 1e15) {
+		snprintf(n.s, sizeof(n.s), "%.17g", v);
+	} else {
+		snprintf(n.s, sizeof(n.s), "%.*f", prec > 17 ? 17 : prec, v);
+	}
+	return n;
+}
+
 /* Set a scale after checking its domain. */
 int ls_scale_init(struct ls_scale *s, double d0, double d1, double r0, double r1, bool log,
 		  struct ls_err *err)
@@ -206,6 +222,10 @@ void ls_tick_label(double v_ns, struct ls_unit u, char *buf, size_t len)
 {
 	double v = v_ns / u.ns;
 
+	if (!isfinite(v)) {
+		snprintf(buf, len, "-");
+		return;
+	}
 	snprintf(buf, len, "%.6g", fabs(v) < 1e-12 ? 0.0 : v);
 }
 
@@ -227,6 +247,13 @@ void ls_svg_path(struct ls_sb *b, const struct ls_scale *x, const struct ls_scal
 		}
 		fx = ls_scale_map(x, xs[i]);
 		fy = ls_scale_map(y, ys[i]);
+		if (!isfinite(fx) || !isfinite(fy)) {
+			b->nonfinite++;
+			pen = false;
+			continue;
+		}
+		fx = fmax(-1e7, fmin(1e7, fx));
+		fy = fmax(-1e7, fmin(1e7, fy));
 		ix = lround(fx * 10);
 		iy = lround(fy * 10);
 		if (pen && ix == px && iy == py && i + 1 < n)

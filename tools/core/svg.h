@@ -18,6 +18,7 @@ struct ls_sb {
 	char *s;
 	size_t len, cap;
 	bool failed;
+	size_t nonfinite;	/* non-finite numbers ls_sb_num() was given (written as 0) */
 };
 
 /* Append printf-formatted text. */
@@ -26,6 +27,19 @@ void ls_sb_printf(struct ls_sb *b, const char *fmt, ...) __attribute__((format(p
 void ls_sb_esc(struct ls_sb *b, const char *text);
 /* Free the buffer and zero it. */
 void ls_sb_free(struct ls_sb *b);
+
+/* A number's text, for ls_sb_printf's %s (valid to the end of the full expression). */
+struct ls_num {
+	char s[48];
+};
+/*
+ * v as text for an attribute or a label: prec decimals ("%.*f"), or with
+ * prec < 0 the shortest exact form ("%.17g"). A non-finite v is written
+ * "0" and counted in b->nonfinite, so "nan" or "inf" never reaches the page
+ * and the plot can say that values were left out; |v| >= 1e15 is written
+ * "%.17g" (no 300-digit "%f").
+ */
+struct ls_num ls_sb_num(struct ls_sb *b, double v, int prec);
 
 /* A map from a data domain [d0, d1] to a pixel range [r0, r1]. */
 struct ls_scale {
@@ -59,13 +73,15 @@ struct ls_unit {
 	double ns;		/* nanoseconds in one unit */
 };
 struct ls_unit ls_time_unit(double max_ns);
-/* A tick label: v in the unit, shortest form ("0.5", "20", "1e+06" never for |v| < 1e6). */
+/* A tick label: v in the unit, shortest form ("0.5", "20", "1e+06" never for |v| < 1e6); "-" when not finite. */
 void ls_tick_label(double v_ns, struct ls_unit u, char *buf, size_t len);
 
 /*
  * SVG path data "M x y L x y ..." of n points through the two scales,
  * pixels rounded to 0.1; points that do not move by a tenth of a pixel
- * are left out. Non-finite points break the line (the next one starts with M).
+ * are left out. Non-finite points break the line (the next one starts with M),
+ * and so do points whose pixel is not finite (counted in b->nonfinite); a
+ * pixel is clamped to +-1e7 so the path stays plain numbers.
  */
 void ls_svg_path(struct ls_sb *b, const struct ls_scale *x, const struct ls_scale *y,
 		 const double *xs, const double *ys, size_t n);
