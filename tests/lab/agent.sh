@@ -174,14 +174,15 @@ check "the breakdown series carry the verdict as labels" \
 # --pause-idle: each agent's breakdown responder owns latsplit.ko (backend
 # auto; the node's own breakdown prober falls back to eBPF) and keeps it
 # disabled while it waits for a prober. 20 samples 1 s apart on node1: with
-# a breakdown every 2 rounds of 2 slots (20 s), most see the module owned
-# and disabled; a responder that recorded while idle shows enabled 1 in
-# nearly every sample.
+# a breakdown every 2 rounds of 2 slots (20 s), at least a quarter see the
+# module owned and disabled (11 of 20 here: a breakdown session takes
+# seconds under emulation, and node0's prober comes to node1 too); a
+# responder that recorded while idle shows enabled 1 in every sample.
 if lab_exec 1 "test -r /sys/kernel/debug/latsplit/config" 2>/dev/null; then
 	idle=$(lab_exec 1 "n=0; for i in \$(seq 20); do c=\$(cat /sys/kernel/debug/latsplit/config);
 		echo \"\$c\" | grep -qx 'enabled 0' && ! echo \"\$c\" | grep -qx 'owner none' && n=\$((n + 1));
 		sleep 1; done; echo \$n")
-	if [ "${idle:-0}" -ge 10 ]; then
+	if [ "${idle:-0}" -ge 5 ]; then
 		ok "the breakdown responder keeps latsplit.ko owned and disabled while idle ($idle of 20 samples)"
 	else
 		not_ok "breakdown responder paused while idle" "owned and disabled in ${idle:-?} of 20 samples (want >= 10)"
