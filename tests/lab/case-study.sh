@@ -86,7 +86,9 @@ ctl=$("$LS_LAB" info --name "$LAB_NAME" dir)/wire.sock
 python3 "$CS" toggle --ctl "$ctl" --out "$W/cyc.states" --period "$PERIOD" --cycles 10 $FLOW \
 	> "$W/toggle.err" 2>&1 &
 tpid=$!
-if BD_LEN="-D ${DUR}s" bd_run cyc "$TC" "$TC --samples $W/cyc.csv"; then ok "cycled run"
+# a slow pair's run outlasts the responder's default 120 s limit: raise it
+if BD_LEN="-D ${DUR}s" bd_run cyc "$TC --max-run-time $((DUR + 60))s" "$TC --samples $W/cyc.csv"
+then ok "cycled run"
 else not_ok "cycled run" "$(cat "$W/cyc.err")"; fi
 wait "$tpid" && ok "the flow was cycled (30 switches)" || not_ok "toggler" "$(cat "$W/toggle.err")"
 wire flush >/dev/null
