@@ -51,9 +51,9 @@ expect_fail() {
 expect_fail "unknown device: exit 2, lists the existing devices" 2 \
 	"unknown RDMA device 'nosuch' \(devices: rxe0\)" 0 "$B probe -d nosuch 192.0.2.2"
 expect_fail "unknown GID index (beyond the table): exit 2, lists valid GIDs" 2 \
-	"GID index 4000 on rxe0 port 1 is beyond the GID table \(valid: .*RoCE v2" 0 \
+	"rxe0 port 1: GID index 4000 is beyond the GID table \(valid: .*RoCE v2" 0 \
 	"$B probe -x 4000 192.0.2.2"
-expect_fail "unknown GID index (empty entry): exit 2" 2 "GID index 30 on rxe0 port 1 is (empty|beyond)" 0 \
+expect_fail "unknown GID index (empty entry): exit 2" 2 "rxe0 port 1: GID index 30 is (empty|beyond)" 0 \
 	"$B probe -x 30 192.0.2.2"
 expect_fail "responder with an unknown GID index fails at once" 2 "GID index 4000" 1 \
 	"timeout 10 $B probe --insecure -x 4000 -p $PORT"

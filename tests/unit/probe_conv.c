@@ -171,4 +171,95 @@ TEST(fixed_size_records)
 	free(run.samples);
 }
 
+/* One GID table entry from its text and sysfs type ("" unreadable). */
+static struct ls_probe_gid gid_ent(const char *addr, const char *type)
+{
+	struct ls_probe_gid g = { .valid = true };
+
+	if (inet_pton(AF_INET6, addr, g.raw) != 1)
+		abort();
+	snprintf(g.type, sizeof(g.type), "%s", type);
+	return g;
+}
+
+TEST(gid_choose_auto)
+{
+	/* rxe after the address is up: v1/v2 link-local, v1/v2 IPv4-mapped */
+	struct ls_probe_gid rxe[4] = {
+		gid_ent("fe80::5054:ff:fe12:3401", "IB/RoCE v1"),
+		gid_ent("fe80::5054:ff:fe12:3401", "RoCE v2"),
+		gid_ent("::ffff:192.0.2.1", "IB/RoCE v1"),
+		gid_ent("::ffff:192.0.2.1", "RoCE v2"),
+	};
+	struct ls_err err = { 0 };
+	int idx = 99;
+
+	ASSERT_EQ(0, ls_probe_gid_choose(rxe, 4, -1, true, &idx, &err));
+	EXPECT_EQ(3, idx);
+	/* the IPv4 entry is not valid (address going away): the v2 link-local one */
+	rxe[3].valid = false;
+	ASSERT_EQ(0, ls_probe_gid_choose(rxe, 4, -1, true, &idx, &err));
+	EXPECT_EQ(1, idx);
+	/* before any address: only link-local, v2 taken, never the v1 at index 0 */
+	ASSERT_EQ(0, ls_probe_gid_choose(rxe, 2, -1, true, &idx, &err));
+	EXPECT_EQ(1, idx);
+	/* an explicit index wins, even a v1 one */
+	rxe[3].valid = true;
+	ASSERT_EQ(0, ls_probe_gid_choose(rxe, 4, 2, true, &idx, &err));
+	EXPECT_EQ(2, idx);
+}
+
+TEST(gid_choose_refused)
+{
+	struct ls_probe_gid v1[2] = {
+		gid_ent("fe80::1", "IB/RoCE v1"),
+		gid_ent("::ffff:10.0.0.7", "IB/RoCE v1"),
+	};
+	struct ls_probe_gid none[2] = { { .valid = false }, { .valid = false } };
+	struct ls_err err = { 0 };
+	int idx = 99;
+
+	/* Ethernet with v1 entries only: refused, the table named, not index 0 */
+	EXPECT_EQ(-1, ls_probe_gid_choose(v1, 2, -1, true, &idx, &err));
+	EXPECT_NE(NULL, strstr(err.msg, "no RoCE v2 GID"));
+	EXPECT_NE(NULL, strstr(err.msg, "1=::ffff:10.0.0.7 (IB/RoCE v1)"));
+	EXPECT_NE(NULL, strstr(err.msg, "-x N"));
+	EXPECT_EQ(99, idx);
+	/* the same table on InfiniBand: its first GID */
+	ASSERT_EQ(0, ls_probe_gid_choose(v1, 2, -1, false, &idx, &err));
+	EXPECT_EQ(0, idx);
+	/* no GID at all: an Ethernet port is refused, an IB port routes by LID */
+	memset(&err, 0, sizeof(err));
+	EXPECT_EQ(-1, ls_probe_gid_choose(none, 2, -1, true, &idx, &err));
+	EXPECT_NE(NULL, strstr(err.msg, "no GID"));
+	ASSERT_EQ(0, ls_probe_gid_choose(none, 2, -1, false, &idx, &err));
+	EXPECT_EQ(-1, idx);
+	/* explicit indexes: an empty one and one past the table, with the valid ones */
+	EXPECT_EQ(-1, ls_probe_gid_choose(none, 2, 1, false, &idx, &err));
+	EXPECT_NE(NULL, strstr(err.msg, "GID index 1 is empty (valid: none)"));
+	EXPECT_EQ(-1, ls_probe_gid_choose(v1, 2, 5, true, &idx, &err));
+	EXPECT_NE(NULL, strstr(err.msg, "GID index 5 is beyond the GID table (valid: 0=fe80::1"));
+	EXPECT_EQ(-1, ls_probe_gid_choose(v1, 0, -1, true, &idx, &err));
+}
+
+TEST(gid_choose_untyped)
+{
+	/* a kernel without gid_attrs/types: the IPv4-mapped entry, else the first */
+	struct ls_probe_gid t[3] = {
+		gid_ent("fe80::1", ""),
+		gid_ent("2001:db8::1", ""),
+		gid_ent("::ffff:192.0.2.9", ""),
+	};
+	struct ls_err err = { 0 };
+	int idx = 99;
+
+	ASSERT_EQ(0, ls_probe_gid_choose(t, 3, -1, true, &idx, &err));
+	EXPECT_EQ(2, idx);
+	ASSERT_EQ(0, ls_probe_gid_choose(t, 2, -1, true, &idx, &err));
+	EXPECT_EQ(0, idx);
+	t[0].valid = false;
+	ASSERT_EQ(0, ls_probe_gid_choose(t, 2, -1, true, &idx, &err));
+	EXPECT_EQ(1, idx);
+}
+
 TEST_HARNESS_MAIN

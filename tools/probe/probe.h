@@ -59,7 +59,7 @@ struct ls_probe_limits {
 struct ls_probe_opts {
 	const char *device;		/* NULL: first device (or rdma_cm's choice) */
 	unsigned int ib_port;		/* 1-based */
-	int gid_index;			/* -1: auto (first RoCE v2 IPv4 GID, else 0) */
+	int gid_index;			/* -1: auto, see ls_probe_gid_choose */
 	uint32_t sizes[LS_PROBE_MAX_SIZES];	/* message sizes, one run each */
 	unsigned int nsizes;
 	uint64_t iters;			/* per run (0 when duration_ns is set) */
@@ -217,6 +217,25 @@ bool ls_probe_bind_any(const char *bind);
  * a global unicast address; anything else fails (give --bind).
  */
 int ls_probe_gid_bind_addr(const uint8_t gid[16], char *buf, size_t len, struct ls_err *err);
+/* One entry of a port's GID table as the probe read it (ibv_query_gid, sysfs). */
+struct ls_probe_gid {
+	uint8_t raw[16];
+	char type[32];			/* gid_attrs/types: "RoCE v2", "IB/RoCE v1"; "" unreadable */
+	bool valid;			/* queried, and not all-zero */
+};
+
+/*
+ * Choose the source GID index from a port's table of n entries. want >= 0:
+ * that index, which must be valid. want < 0 (auto): the first RoCE v2
+ * IPv4-mapped GID, else the first RoCE v2 one; when no entry's type is
+ * readable, the first valid IPv4-mapped GID, else the first valid one. An
+ * Ethernet port whose types are readable and hold no RoCE v2 GID is refused
+ * (Soft-RoCE takes only v2, rxe_modify_qp fails with EINVAL on a v1 source
+ * GID: give the index). *idx is the choice, -1 for an IB port without GIDs
+ * (LID routing). 0, or an error naming the table.
+ */
+int ls_probe_gid_choose(const struct ls_probe_gid *tab, int n, int want, bool ethernet,
+			int *idx, struct ls_err *err);
 /* Free what a run_* call allocated (idempotent). */
 void ls_probe_result_free(struct ls_probe_result *r);
 

@@ -9,6 +9,7 @@
 #include <arpa/inet.h>
 #include <infiniband/verbs.h>
 #include <netinet/in.h>
+#include <stdio.h>
 #include <string.h>
 
 /* ---- small helpers ---- */
@@ -182,6 +183,84 @@ int ls_probe_gid_bind_addr(const uint8_t gid[16], char *buf, size_t len, struct 
 	if (!inet_ntop(AF_INET6, gid, buf, (socklen_t)len))
 		return ls_errf(err, "GID %s: address does not fit", s);
 	return 0;
+}
+
+/* The GID table as "0=fe80::1 (RoCE v1), 1=..." for a message; "none" when empty. */
+static void gid_list(const struct ls_probe_gid *tab, int n, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < n && off < len; i++) {
+		char s[INET6_ADDRSTRLEN] = "?";
+
+		if (!tab[i].valid)
+			continue;
+		inet_ntop(AF_INET6, tab[i].raw, s, sizeof(s));
+		off += (size_t)snprintf(buf + off, len - off, "%s%d=%s%s%s%s", off ? ", " : "", i, s,
+					*tab[i].type ? " (" : "", tab[i].type,
+					*tab[i].type ? ")" : "");
+	}
+	if (!buf[0])
+		snprintf(buf, len, "none");
+}
+
+/* The first valid entry [of type RoCE v2] [that is IPv4-mapped], or -1. */
+static int gid_first(const struct ls_probe_gid *tab, int n, bool v2, bool v4)
+{
+	for (int i = 0; i < n; i++) {
+		if (!tab[i].valid)
+			continue;
+		if (v2 && strcmp(tab[i].type, "RoCE v2"))
+			continue;
+		if (v4 && !IN6_IS_ADDR_V4MAPPED((const struct in6_addr *)tab[i].raw))
+			continue;
+		return i;
+	}
+	return -1;
+}
+
+/* The source GID index: explicit, or RoCE v2 IPv4 first (see probe.h). */
+int ls_probe_gid_choose(const struct ls_probe_gid *tab, int n, int want, bool ethernet,
+			int *idx, struct ls_err *err)
+{
+	bool typed = false;
+	char list[512];
+	int i;
+
+	if (n < 0)
+		n = 0;
+	if (want >= 0) {
+		if (want < n && tab[want].valid) {
+			*idx = want;
+			return 0;
+		}
+		gid_list(tab, n, list, sizeof(list));
+		return ls_errf(err, "GID index %d is %s (valid: %s)", want,
+			       want >= n ? "beyond the GID table" : "empty", list);
+	}
+	for (i = 0; i < n; i++)
+		typed |= tab[i].valid && tab[i].type[0];
+	if (typed) {
+		i = gid_first(tab, n, true, true);
+		if (i < 0)
+			i = gid_first(tab, n, true, false);
+		if (i < 0 && !ethernet)
+			i = gid_first(tab, n, false, false);
+	} else {
+		i = gid_first(tab, n, false, true);
+		if (i < 0)
+			i = gid_first(tab, n, false, false);
+	}
+	if (i >= 0 || !ethernet) {
+		*idx = i;		/* -1 on IB: no GID, LID routing */
+		return 0;
+	}
+	gid_list(tab, n, list, sizeof(list));
+	if (typed)
+		return ls_errf(err, "no RoCE v2 GID (valid: %s): is the netdev's IP address "
+			       "configured? (a RoCE v1 GID needs -x N)", list);
+	return ls_errf(err, "no GID on the port (valid: none): is the netdev up, with an address?");
 }
 
 /* ---- a responder's limits on what a prober may ask ---- */

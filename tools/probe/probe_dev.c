@@ -75,43 +75,39 @@ static bool gid_valid(struct probe *p, int idx, union ibv_gid *g)
 	return memcmp(g->raw, zero, 16) != 0;
 }
 
-/* Pick and check the GID index: explicit, or the first RoCE v2 IPv4 one. */
+/* Read the port's GID table, choose the GID (ls_probe_gid_choose) and keep it. */
 static int pick_gid(struct probe *p, const struct ibv_port_attr *pa, struct ls_err *err)
 {
 	struct ls_probe_dev *d = &p->r->dev;
-	int idx = p->o->gid_index, best = -1, v2 = -1;
-	char list[256] = "", t[32];
-	size_t off = 0;
+	struct ls_probe_gid tab[64];
+	int n = pa->gid_tbl_len < 64 ? pa->gid_tbl_len : 64, idx, e;
 	union ibv_gid g;
 
-	for (int i = 0; i < pa->gid_tbl_len && i < 64; i++) {
-		char s[INET6_ADDRSTRLEN];
-
-		if (!gid_valid(p, i, &g))
-			continue;
-		probe_gid_type(p, i, t, sizeof(t));
-		inet_ntop(AF_INET6, g.raw, s, sizeof(s));
-		if (off < sizeof(list))
-			off += snprintf(list + off, sizeof(list) - off, "%s%d=%s%s%s%s",
-					off ? ", " : "", i, s, *t ? " (" : "", t, *t ? ")" : "");
-		if (!strcmp(t, "RoCE v2")) {
-			if (v2 < 0)
-				v2 = i;
-			if (best < 0 && IN6_IS_ADDR_V4MAPPED((struct in6_addr *)g.raw))
-				best = i;
-		}
+	/* an explicit index past the first 64 is read alone */
+	if (p->o->gid_index >= 64 && p->o->gid_index < pa->gid_tbl_len)
+		n = 0;
+	for (int i = 0; i < n; i++) {
+		tab[i].valid = gid_valid(p, i, &g);
+		memcpy(tab[i].raw, g.raw, sizeof(tab[i].raw));
+		tab[i].type[0] = '\0';
+		if (tab[i].valid)
+			probe_gid_type(p, i, tab[i].type, sizeof(tab[i].type));
 	}
-	if (idx < 0)
-		idx = best >= 0 ? best : v2 >= 0 ? v2 : 0;
-	if (idx >= pa->gid_tbl_len || !gid_valid(p, idx, &g)) {
-		if (!p->ethernet && p->o->gid_index < 0) {
-			memset(&g, 0, sizeof(g));	/* IB without GIDs: LID routing */
-		} else {
-			return ls_errf(err, "GID index %d on %s port %u is %s (valid: %s)", idx,
-				       d->name, p->o->ib_port,
-				       idx >= pa->gid_tbl_len ? "beyond the GID table" : "empty",
-				       *list ? list : "none");
-		}
+	if (n) {
+		e = ls_probe_gid_choose(tab, n, p->o->gid_index, p->ethernet, &idx, err);
+		if (e)
+			return ls_err_wrap(err, "%s port %u", d->name, p->o->ib_port);
+	} else {
+		idx = p->o->gid_index;
+		if (!gid_valid(p, idx, &g))
+			return ls_errf(err, "%s port %u: GID index %d is empty", d->name,
+				       p->o->ib_port, idx);
+	}
+	if (idx < 0) {
+		memset(&g, 0, sizeof(g));	/* IB without GIDs: LID routing */
+		idx = 0;
+	} else {
+		gid_valid(p, idx, &g);
 	}
 	p->gid = g;
 	d->gid_index = idx;
