@@ -264,14 +264,23 @@ static uint64_t busy_sent(const struct dir *d, uint64_t t)
 	return (k < b->pn ? k : b->pn) * b->plen;
 }
 
-/* d's backlog at t, bytes not yet on the wire: class c's, or all classes' (c < 0). */
-uint64_t dir_backlog(const struct dir *d, int c, uint64_t t)
+/* d's backlog at t, bytes not yet on the wire: class c's in *qc, all classes' in *qt. */
+static void backlog_at(const struct dir *d, unsigned int c, uint64_t t, uint64_t *qc,
+		       uint64_t *qt)
 {
 	uint64_t sent = busy_sent(d, t);
 
-	if (c < 0)
-		return d->queued_total - sent;
-	return d->queued[c] - (sent && d->slots[d->busy].cls == c ? sent : 0);
+	*qt = d->queued_total - sent;
+	*qc = d->queued[c] - (sent && d->slots[d->busy].cls == c ? sent : 0);
+}
+
+/* d's backlog at t, bytes not yet on the wire: class c's, or all classes' (c < 0). */
+uint64_t dir_backlog(const struct dir *d, int c, uint64_t t)
+{
+	uint64_t qc, qt;
+
+	backlog_at(d, c < 0 ? 0 : (unsigned int)c, t, &qc, &qt);
+	return c < 0 ? qt : qc;
 }
 
 /* Enqueue ready frame idx on its class FIFO (tail drop, CE marking). */
@@ -280,7 +289,9 @@ void egress_enqueue(struct dir *d, int32_t idx)
 	struct frame *f = &d->slots[idx];
 	unsigned int c = f->cls;
 	struct ctrs *k[2] = { &d->tot, &d->cls[c] };
-	uint64_t qc = dir_backlog(d, (int)c, f->ready), qt = dir_backlog(d, -1, f->ready);
+	uint64_t qc, qt;
+
+	backlog_at(d, c, f->ready, &qc, &qt);
 
 	if (qc + f->len > d->limit[c]) {
 		if (f->pn) {
