@@ -36,98 +36,80 @@ static int fake_pause(struct ls_backend *b, bool paused, struct ls_err *err)
 static const struct ls_backend_ops fake_ops = { .name = "fake", .pause = fake_pause };
 static const struct ls_backend_ops nopause_ops = { .name = "nopause" };
 
-/* A responder context with the fake backend open (as bd_start leaves it). */
-static void setup(struct bd_cli *c, struct bd_ctx *x, struct ls_backend *b, bool pause_idle,
-		  const struct ls_backend_ops *ops)
-{
-	memset(c, 0, sizeof(*c));
-	memset(x, 0, sizeof(*x));
-	memset(b, 0, sizeof(*b));
-	c->pause_idle = pause_idle;
-	x->c = c;
-	x->ops = ops;
-	x->b = b;
-}
-
-TEST(paused_while_idle_recording_in_session)
+/* A --pause-idle responder context with the fake backend open (as bd_start leaves it). */
+FIXTURE(resp)
 {
 	struct bd_cli c;
 	struct bd_ctx x;
 	struct ls_backend b;
-	struct ls_err err = { 0 };
+	struct ls_err err;
+};
 
-	setup(&c, &x, &b, true, &fake_ops);
+FIXTURE_SETUP(resp)
+{
+	memset(self, 0, sizeof(*self));
+	self->c.pause_idle = true;
+	self->x.c = &self->c;
+	self->x.ops = &fake_ops;
+	self->x.b = &self->b;
+}
+
+FIXTURE_TEARDOWN(resp)
+{
+}
+
+TEST_F(resp, paused_while_idle_recording_in_session)
+{
 	/* run_responder: right after the backend opened */
-	ASSERT_EQ(0, bd_idle_pause(&x, true, &err));
-	EXPECT_TRUE(b.paused);
+	ASSERT_EQ(0, bd_idle_pause(&self->x, true, &self->err));
+	EXPECT_TRUE(self->b.paused);
 	/* an authenticated prober: resumed before its session runs */
-	ASSERT_EQ(0, bd_on_session_start(&x, &err));
-	EXPECT_FALSE(b.paused);
-	EXPECT_EQ(2, b.calls);
+	ASSERT_EQ(0, bd_on_session_start(&self->x, &self->err));
+	EXPECT_FALSE(self->b.paused);
+	EXPECT_EQ(2, self->b.calls);
 	/* the session ended (failed: the responder waits for the next prober) */
-	bd_on_session_end(&x, -1);
-	EXPECT_TRUE(b.paused);
-	EXPECT_EQ(3, b.calls);
+	bd_on_session_end(&self->x, -1);
+	EXPECT_TRUE(self->b.paused);
+	EXPECT_EQ(3, self->b.calls);
 	/* a second pause is no call: the state is known */
-	ASSERT_EQ(0, bd_idle_pause(&x, true, &err));
-	EXPECT_EQ(3, b.calls);
+	ASSERT_EQ(0, bd_idle_pause(&self->x, true, &self->err));
+	EXPECT_EQ(3, self->b.calls);
 }
 
-TEST(without_the_option_nothing_pauses)
+TEST_F(resp, without_the_option_nothing_pauses)
 {
-	struct bd_cli c;
-	struct bd_ctx x;
-	struct ls_backend b;
-	struct ls_err err = { 0 };
-
-	setup(&c, &x, &b, false, &fake_ops);
-	ASSERT_EQ(0, bd_idle_pause(&x, true, &err));
-	ASSERT_EQ(0, bd_on_session_start(&x, &err));
-	bd_on_session_end(&x, 0);
-	EXPECT_EQ(0, b.calls);
-	EXPECT_FALSE(b.paused);
+	self->c.pause_idle = false;
+	ASSERT_EQ(0, bd_idle_pause(&self->x, true, &self->err));
+	ASSERT_EQ(0, bd_on_session_start(&self->x, &self->err));
+	bd_on_session_end(&self->x, 0);
+	EXPECT_EQ(0, self->b.calls);
+	EXPECT_FALSE(self->b.paused);
 }
 
-TEST(no_backend_open_is_no_call)
+TEST_F(resp, no_backend_open_is_no_call)
 {
-	struct bd_cli c;
-	struct bd_ctx x;
-	struct ls_backend b;
-	struct ls_err err = { 0 };
-
 	/* --backend none, or auto without a usable backend */
-	setup(&c, &x, &b, true, NULL);
-	ASSERT_EQ(0, bd_idle_pause(&x, true, &err));
-	ASSERT_EQ(0, bd_on_session_start(&x, &err));
-	EXPECT_EQ(0, b.calls);
+	self->x.ops = NULL;
+	ASSERT_EQ(0, bd_idle_pause(&self->x, true, &self->err));
+	ASSERT_EQ(0, bd_on_session_start(&self->x, &self->err));
+	EXPECT_EQ(0, self->b.calls);
 }
 
-TEST(a_backend_that_cannot_pause_is_an_error)
+TEST_F(resp, a_backend_that_cannot_pause_is_an_error)
 {
-	struct bd_cli c;
-	struct bd_ctx x;
-	struct ls_backend b;
-	struct ls_err err = { 0 };
-
-	setup(&c, &x, &b, true, &nopause_ops);
-	ASSERT_NE(0, bd_idle_pause(&x, true, &err));
-	EXPECT_NE(NULL, strstr(err.msg, "the nopause backend cannot pause"));
+	self->x.ops = &nopause_ops;
+	ASSERT_NE(0, bd_idle_pause(&self->x, true, &self->err));
+	EXPECT_NE(NULL, strstr(self->err.msg, "the nopause backend cannot pause"));
 }
 
-TEST(a_failed_resume_refuses_the_session)
+TEST_F(resp, a_failed_resume_refuses_the_session)
 {
-	struct bd_cli c;
-	struct bd_ctx x;
-	struct ls_backend b;
-	struct ls_err err = { 0 };
-
-	setup(&c, &x, &b, true, &fake_ops);
-	ASSERT_EQ(0, bd_idle_pause(&x, true, &err));
-	b.fail = true;
+	ASSERT_EQ(0, bd_idle_pause(&self->x, true, &self->err));
+	self->b.fail = true;
 	/* a session that would not be recorded is refused, not served unmeasured */
-	ASSERT_NE(0, bd_on_session_start(&x, &err));
-	EXPECT_NE(NULL, strstr(err.msg, "resume the fake backend"));
-	EXPECT_TRUE(b.paused);
+	ASSERT_NE(0, bd_on_session_start(&self->x, &self->err));
+	EXPECT_NE(NULL, strstr(self->err.msg, "resume the fake backend"));
+	EXPECT_TRUE(self->b.paused);
 }
 
 TEST_HARNESS_MAIN
