@@ -548,3 +548,41 @@ out:
 	ls_peers_free(&c.plist);
 	return rc;
 }
+
+/*
+ * The split of a probe session's result r without kernel records, as
+ * `breakdown --backend none` computes it: the transmission model from the
+ * port's rate, the base floor inferred from the residual, processing that
+ * floor alone and queuing the rest; into pp as --prom keeps it (ctr NULL).
+ */
+int bd_split_unrecorded(const struct ls_probe_result *r, struct bd_prom_pair *pp,
+			struct ls_err *err)
+{
+	struct ls_bd_host local;
+	struct ls_bd_params prm = { 0 };
+	struct ls_bd_base base;
+	struct ls_bd_an a;
+	int rc;
+
+	memset(pp, 0, sizeof(*pp));
+	memset(&local, 0, sizeof(local));
+	memset(&base, 0, sizeof(base));
+	if (!r->nruns || !r->runs[0].count)
+		return ls_errf(err, "split: the probe produced no samples");
+	prm.hops = 1;
+	prm.sw = LS_SWITCH_SF;
+	prm.floor_q = 0.05;
+	prm.tail_frac = 0.01;
+	prm.preempt_slack_ns = 200000;
+	ls_thresholds_default(&prm.thr);
+	snprintf(local.why, sizeof(local.why), "a probe session: no kernel records");
+	rc = ls_bd_analyze(&a, r, &prm, &local, NULL, &base, err);
+	if (!rc)
+		rc = bd_prom_keep(pp, &a, &local, NULL, err);
+	ls_bd_an_free(&a);
+	free(pp->ctr);
+	pp->ctr = NULL;
+	pp->nctr = 0;
+	pp->head.ok = !rc;
+	return rc;
+}

@@ -4,12 +4,17 @@
  * how that becomes its /metrics page, apart from the process so the unit
  * tests can drive them.
  *
- * The agent keeps, per peer of its list, the last probe's one-way summary
- * (with every probe's sample sum and count, the summary's _sum and
- * _count), counters of probes, failures, busy refusals and skipped slots,
- * the session it is owed after a skipped slot, and the last breakdown's
- * record (struct bd_prom_pair, as `breakdown --prom` keeps it) with its
- * time. A peer whose last result is older than a bound is shown down.
+ * The agent keeps, per peer of its list, the last session's one-way
+ * summary and its split into the three parts (with every session's sample
+ * sum and count, the summaries' _sum and _count), counters of sessions,
+ * failures, busy refusals and skipped slots, the session it is owed after
+ * a skipped slot, and the last measured breakdown's record (struct
+ * bd_prom_pair, as `breakdown --prom` keeps it) with its time. Every
+ * session feeds the one-way summary and the parts: a kernel-recorded
+ * breakdown its split, a probe session the split of its samples without
+ * kernel records (bd_split_unrecorded(): processing is the inferred floor
+ * alone, kernel time lands in queuing); part_recorded says which the last
+ * one was. A peer whose last result is older than a bound is shown down.
  * Memory is one fixed-size record per peer (at most LS_PEERS_MAX). The page
  * is rendered with the Prometheus writer (prom.h) into a memory buffer.
  */
@@ -30,21 +35,27 @@
 struct ls_agent_peer {
 	char name[LS_PEER_NAME_MAX + 1];
 	double since;			/* when it joined the list, Unix seconds */
-	bool probed;			/* a probe session ended (ok or not) */
+	bool probed;			/* a session ended (ok or not) */
 	bool up;			/* the last finished session (probe or breakdown) measured */
-	struct ls_summary oneway;	/* the last probe's one-way latency, ns (probed && up) */
-	double ow_sum_ns;		/* every successful probe's samples: their sum, ns */
+	struct ls_summary oneway;	/* the last session's one-way latency, ns (probed && up) */
+	double ow_sum_ns;		/* every successful session's samples: their sum, ns */
 	uint64_t ow_count;		/* ... and their count (the summary's _sum, _count) */
-	double last_ts;			/* when the last probe or breakdown ended, Unix seconds */
-	uint64_t probes;		/* probe sessions run (busy refusals included) */
-	uint64_t failures;		/* probe sessions that failed (not busy) */
+	bool have_part;			/* part holds the last measured session's split */
+	bool part_recorded;		/* ... from a kernel-recorded breakdown (else a probe's) */
+	struct ls_summary part[LS_NR_PARTS];	/* transmission, queuing, processing, ns */
+	double part_sum_ns[LS_NR_PARTS];	/* every split's samples, by part: sum */
+	uint64_t part_count[LS_NR_PARTS];	/* ... and count */
+	double last_ts;			/* when the last session ended, Unix seconds */
+	uint64_t probes;		/* sessions run, probe or breakdown (busy refusals included) */
+	uint64_t failures;		/* sessions that failed (not busy) */
 	uint64_t busy;			/* refused: the responder served another prober */
-	uint64_t breakdowns, bd_failures;
+	uint64_t breakdowns, bd_failures;	/* the kernel-recorded ones among them */
 	uint64_t skipped;		/* its slots skipped: --max-sessions in flight */
 	uint64_t owed;			/* 0, or 1 + the slot whose session it is owed */
 	bool owed_bd;			/* the owed session is a breakdown */
-	bool have_bd;			/* bd holds the last breakdown (bd.head.ok: it measured) */
+	bool have_bd;			/* a breakdown ended (ok or not) */
 	double bd_ts;			/* when the last breakdown ended, Unix seconds */
+	double bd_ok_ts;		/* when the last measured one ended (bd holds it), or 0 */
 	struct bd_prom_pair bd;		/* ctr NULL: its statistics list is not kept */
 	double bd_sum_ns[4];		/* every measured breakdown's samples, by part: sum */
 	uint64_t bd_count[4];		/* ... and count */
@@ -63,18 +74,26 @@ struct ls_agent_stats {
 
 /*
  * Take a probe session's result into p at now (Unix seconds): rc 0 with its
- * one-way summary s (accumulated into _sum and _count), else a failure.
- * A busy refusal is not a result: count it with p->busy instead.
+ * one-way summary s (accumulated into _sum and _count) and, when split is
+ * given with split->head.ok, its split without kernel records (sums[1..3]);
+ * else a failure. A busy refusal is not a result: ls_agent_take_busy().
  */
 void ls_agent_take_probe(struct ls_agent_peer *p, int rc, const struct ls_summary *s,
-			 double now);
+			 const struct bd_prom_pair *split, double now);
 /*
- * Take a breakdown session's result: rc 0 with its record bd (kept, its
- * parts accumulated; a measured breakdown also shows the peer up), else a
- * failure (the last figures are dropped: the pair shows breakdown_up 0).
+ * Take a breakdown session's result: rc 0 with its record bd (kept; its
+ * total feeds the one-way summary, its parts the parts' and the
+ * breakdown's summaries; the peer is up), else a failure, counted as a
+ * failed session too; the last measured breakdown's figures stay, with
+ * their time, until they are stale.
  */
 void ls_agent_take_bd(struct ls_agent_peer *p, int rc, const struct bd_prom_pair *bd,
 		      double now);
+/*
+ * A session (probe or breakdown) the peer refused because it was serving
+ * another prober: counted, not a result (the last figures stay).
+ */
+void ls_agent_take_busy(struct ls_agent_peer *p);
 /* The peer whose owed session is the oldest (see owed), or NULL. */
 struct ls_agent_peer *ls_agent_owed_next(struct ls_agent_peer *p, size_t n);
 /*
@@ -101,10 +120,13 @@ int ls_agent_render_buf(const struct ls_agent_peer *p, size_t n,
 
 /*
  * cmd_probe.c: one prober session of argv (`probe PEER ...`): *s gets the
- * first size's one-way summary; on failure err says why, its code
- * LS_E_PEER_BUSY when the responder was serving another prober. Returns
- * the exit status; the report goes to stdout.
+ * first size's one-way summary and *split (head.ok: it was computed) the
+ * split of its samples without kernel records (bd_split_unrecorded()); on
+ * failure err says why, its code LS_E_PEER_BUSY when the responder was
+ * serving another prober. Returns the exit status; the report goes to
+ * stdout.
  */
-int ls_probe_once(int argc, char **argv, struct ls_summary *s, struct ls_err *err);
+int ls_probe_once(int argc, char **argv, struct ls_summary *s, struct bd_prom_pair *split,
+		  struct ls_err *err);
 
 #endif /* LS_AGENT_H */

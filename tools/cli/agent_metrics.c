@@ -33,48 +33,79 @@ int ls_agent_peers_merge(const struct ls_agent_peer *old, size_t nold,
 	return 0;
 }
 
-/* Take a probe session's result into p (see agent.h). */
-void ls_agent_take_probe(struct ls_agent_peer *p, int rc, const struct ls_summary *s,
-			 double now)
+/* A measured session's one-way summary s into p's, accumulated. */
+static void take_oneway(struct ls_agent_peer *p, const struct ls_summary *s)
+{
+	p->oneway = *s;
+	p->ow_sum_ns += s->mean * (double)s->count;
+	p->ow_count += s->count;
+}
+
+/* A measured session's split (sums[1..3]: transmission, queuing, processing) into p's. */
+static void take_split(struct ls_agent_peer *p, const struct ls_summary sums[4], bool recorded)
+{
+	for (int k = 0; k < LS_NR_PARTS; k++) {
+		p->part[k] = sums[k + 1];
+		p->part_sum_ns[k] += sums[k + 1].mean * (double)sums[k + 1].count;
+		p->part_count[k] += sums[k + 1].count;
+	}
+	p->have_part = true;
+	p->part_recorded = recorded;
+}
+
+/* A session of p ended at now: counted, and failed when rc is not 0. */
+static void take_session(struct ls_agent_peer *p, int rc, double now)
 {
 	p->probes++;
 	p->probed = true;
 	p->last_ts = now;
-	if (rc) {
+	p->up = !rc;
+	if (rc)
 		p->failures++;
-		p->up = false;
+}
+
+/* Take a probe session's result into p (see agent.h). */
+void ls_agent_take_probe(struct ls_agent_peer *p, int rc, const struct ls_summary *s,
+			 const struct bd_prom_pair *split, double now)
+{
+	take_session(p, rc, now);
+	if (rc)
 		return;
-	}
-	p->up = true;
-	p->oneway = *s;
-	p->ow_sum_ns += s->mean * (double)s->count;
-	p->ow_count += s->count;
+	take_oneway(p, s);
+	if (split && split->head.ok)
+		take_split(p, split->sums, false);
 }
 
 /* Take a breakdown session's result into p (see agent.h). */
 void ls_agent_take_bd(struct ls_agent_peer *p, int rc, const struct bd_prom_pair *bd,
 		      double now)
 {
+	take_session(p, rc, now);
 	p->breakdowns++;
 	p->bd_ts = now;
 	p->have_bd = true;
 	if (rc) {
-		p->bd_failures++;
-		memset(&p->bd, 0, sizeof(p->bd));	/* breakdown_up 0, no figures */
+		p->bd_failures++;	/* the last measured figures stay until stale */
 		return;
 	}
 	p->bd = *bd;
 	p->bd.ctr = NULL;
 	p->bd.nctr = 0;
 	p->bd.head.ok = true;
+	p->bd_ok_ts = now;
 	for (int k = 0; k < 4; k++) {
 		p->bd_sum_ns[k] += bd->sums[k].mean * (double)bd->sums[k].count;
 		p->bd_count[k] += bd->sums[k].count;
 	}
-	/* it measured through the peer's responder: the peer is up */
-	p->probed = true;
-	p->up = true;
-	p->last_ts = now;
+	take_oneway(p, &bd->sums[0]);
+	take_split(p, bd->sums, true);
+}
+
+/* A busy refusal of p's session (see agent.h). */
+void ls_agent_take_busy(struct ls_agent_peer *p)
+{
+	p->probes++;
+	p->busy++;
 }
 
 /* The peer with the oldest owed session, or NULL. */
@@ -134,17 +165,21 @@ static const struct {
 	const char *name, *help;
 	enum peer_ctr c;
 } peer_ctrs[] = {
-	{ "latsplit_agent_probes_total", "Probe sessions the agent started with the peer.",
+	{ "latsplit_agent_probes_total",
+	  "Sessions the agent started with the peer, probes and kernel-recorded breakdowns.",
 	  CTR_PROBES },
 	{ "latsplit_agent_probe_failures_total",
-	  "Probe sessions with the peer that failed (refusals for busy not counted).",
+	  "Sessions (probes and breakdowns) with the peer that failed (refusals for busy not counted).",
 	  CTR_FAILURES },
 	{ "latsplit_agent_probe_busy_total",
-	  "Probe sessions the peer refused because it was serving another prober.", CTR_BUSY },
-	{ "latsplit_agent_breakdowns_total", "Kernel-recorded breakdowns run with the peer.",
+	  "Sessions the peer refused because it was serving another prober (tried again later).",
+	  CTR_BUSY },
+	{ "latsplit_agent_breakdowns_total",
+	  "Kernel-recorded breakdowns run with the peer (also counted in latsplit_agent_probes_total).",
 	  CTR_BD },
 	{ "latsplit_agent_breakdown_failures_total",
-	  "Kernel-recorded breakdowns with the peer that failed.", CTR_BD_FAILURES },
+	  "Kernel-recorded breakdowns with the peer that failed (also counted in latsplit_agent_probe_failures_total).",
+	  CTR_BD_FAILURES },
 	{ "latsplit_agent_peer_skipped_slots_total",
 	  "The peer's slots skipped because --max-sessions sessions were in flight (its session runs later).",
 	  CTR_SKIPPED },
@@ -217,7 +252,55 @@ static int agent_families(struct ls_prom *pr, size_t n, const struct ls_agent_st
 	return ls_prom_sample(pr, NULL, l, 1, (double)st->reload_failures, err);
 }
 
-/* The probes' families: liveness, one-way summary, last time, counters. */
+/* Whether p's last session's split is shown: measured, up, not stale. */
+static bool part_shown(const struct ls_agent_peer *p, const struct ls_agent_stats *st)
+{
+	return p->probed && p->up && p->have_part &&
+	       !ls_agent_peer_stale(p, st->now, st->stale_s);
+}
+
+/*
+ * Every session's split: the parts' summaries (the last session's
+ * quantiles, _sum and _count over all) and whether the last one came from
+ * kernel records.
+ */
+static int part_families(struct ls_prom *pr, const struct ls_agent_peer *p, size_t n,
+			 const struct ls_agent_stats *st, struct ls_err *err)
+{
+	struct ls_prom_label l[2];
+
+	if (ls_prom_family(pr, "latsplit_agent_part_seconds", LS_PROM_SUMMARY,
+			   "One-way RDMA latency to the peer by part, from every session: a kernel-recorded breakdown's split, or a probe's without kernel records (processing is then the inferred floor alone and kernel time counts as queuing); see latsplit_agent_part_kernel_recorded.",
+			   err))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (!part_shown(&p[i], st))
+			continue;
+		l[0] = (struct ls_prom_label){ "peer", p[i].name };
+		for (int k = 0; k < LS_NR_PARTS; k++) {
+			struct ls_summary s = cumulative(&p[i].part[k], p[i].part_sum_ns[k],
+							 p[i].part_count[k]);
+
+			l[1] = (struct ls_prom_label){ "part", ls_part_name(k) };
+			if (ls_prom_summary(pr, l, 2, &s, err))
+				return -1;
+		}
+	}
+	if (ls_prom_family(pr, "latsplit_agent_part_kernel_recorded", LS_PROM_GAUGE,
+			   "1 when latsplit_agent_part_seconds shows a kernel-recorded breakdown's split, 0 a probe's without kernel records.",
+			   err))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (!part_shown(&p[i], st))
+			continue;
+		l[0] = (struct ls_prom_label){ "peer", p[i].name };
+		if (ls_prom_sample(pr, NULL, l, 1, p[i].part_recorded, err))
+			return -1;
+	}
+	return 0;
+}
+
+/* The probes' families: liveness, one-way summary, parts, last time, counters. */
 static int probe_families(struct ls_prom *pr, const struct ls_agent_peer *p, size_t n,
 			  const struct ls_agent_stats *st, struct ls_err *err)
 {
@@ -228,7 +311,7 @@ static int probe_families(struct ls_prom *pr, const struct ls_agent_peer *p, siz
 		     -1, err))
 		return -1;
 	if (ls_prom_family(pr, "latsplit_agent_oneway_seconds", LS_PROM_SUMMARY,
-			   "One-way RDMA latency to the peer (RTT/2): quantiles of the agent's last probe of it, _sum and _count over all its probes.",
+			   "One-way RDMA latency to the peer (RTT/2): quantiles of the agent's last session (probe or breakdown) with it, _sum and _count over all its sessions.",
 			   err))
 		return -1;
 	for (size_t i = 0; i < n; i++) {
@@ -242,6 +325,8 @@ static int probe_families(struct ls_prom *pr, const struct ls_agent_peer *p, siz
 		if (ls_prom_summary(pr, &l, 1, &s, err))
 			return -1;
 	}
+	if (part_families(pr, p, n, st, err))
+		return -1;
 	if (per_peer(pr, p, n, st, "latsplit_agent_last_probe_timestamp_seconds", LS_PROM_GAUGE,
 		     "When the agent's last probe or breakdown of the peer ended (ok or not), Unix time.",
 		     -2, err))
@@ -254,9 +339,11 @@ static int probe_families(struct ls_prom *pr, const struct ls_agent_peer *p, siz
 }
 
 /*
- * The last breakdowns, as `breakdown --prom` writes them (latsplit_breakdown_*):
- * a failed or stale one as breakdown_up 0 without figures; the summaries'
- * _sum and _count over all the peer's measured breakdowns; and when each ended.
+ * The last measured breakdowns, as `breakdown --prom` writes them
+ * (latsplit_breakdown_*): a failure keeps the last measured figures until
+ * they are stale, then (or before the first measured one) breakdown_up 0
+ * without figures; the summaries' _sum and _count over all the peer's
+ * measured breakdowns; when the last one ended and the last measured one.
  */
 static int bd_families(struct ls_prom *pr, const struct ls_agent_peer *p, size_t n,
 		       const struct ls_agent_stats *st, struct ls_err *err)
@@ -272,10 +359,10 @@ static int bd_families(struct ls_prom *pr, const struct ls_agent_peer *p, size_t
 	for (size_t i = 0; i < n; i++) {
 		if (!p[i].have_bd)
 			continue;
-		pp[k] = p[i].bd;
+		pp[k] = p[i].bd;	/* the last measured one: head.ok, or zeroed (none yet) */
 		pp[k].ctr = NULL;
 		pp[k].nctr = 0;
-		if (st->now > 0 && st->bd_stale_s > 0 && st->now - p[i].bd_ts > st->bd_stale_s)
+		if (st->now > 0 && st->bd_stale_s > 0 && st->now - p[i].bd_ok_ts > st->bd_stale_s)
 			pp[k].head.ok = false;
 		for (int s = 0; pp[k].head.ok && s < 4; s++)
 			pp[k].sums[s] = cumulative(&p[i].bd.sums[s], p[i].bd_sum_ns[s],
@@ -296,6 +383,17 @@ static int bd_families(struct ls_prom *pr, const struct ls_agent_peer *p, size_t
 			continue;
 		l = (struct ls_prom_label){ "peer", p[i].name };
 		if (ls_prom_sample(pr, NULL, &l, 1, p[i].bd_ts, err))
+			return -1;
+	}
+	if (ls_prom_family(pr, "latsplit_breakdown_last_success_timestamp_seconds", LS_PROM_GAUGE,
+			   "When the agent's last measured breakdown of the peer (the one shown) ended, Unix time.",
+			   err))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (!p[i].bd_ok_ts)
+			continue;
+		l = (struct ls_prom_label){ "peer", p[i].name };
+		if (ls_prom_sample(pr, NULL, &l, 1, p[i].bd_ok_ts, err))
 			return -1;
 	}
 	return 0;

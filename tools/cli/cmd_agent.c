@@ -81,7 +81,7 @@ struct agent_result {
 	bool busy;
 	char why[256];
 	struct ls_summary s;		/* probe */
-	struct bd_prom_pair bd;		/* breakdown (ctr NULL) */
+	struct bd_prom_pair bd;		/* breakdown, or a probe's split without records (ctr NULL) */
 };
 
 enum child_kind { CH_PROBE, CH_BD, CH_RESP, CH_BD_RESP };
@@ -522,7 +522,7 @@ static void __attribute__((noreturn)) child_main(struct agent *a, enum child_kin
 		av[ac++] = (char *)peer;
 		av[ac] = NULL;
 		if (kind == CH_PROBE) {
-			rc = ls_probe_once(ac, av, &res.s, &err);
+			rc = ls_probe_once(ac, av, &res.s, &res.bd, &err);
 			res.busy = err.code == LS_E_PEER_BUSY;
 			snprintf(res.why, sizeof(res.why), "%s", err.msg);
 			break;
@@ -621,22 +621,19 @@ static void session_done(struct agent *a, struct agent_child *c, int status)
 	if (a->stopping && n != (ssize_t)sizeof(res))
 		return;
 	was_up = !p->probed || p->up;
-	if (c->kind == CH_BD) {
-		ls_agent_take_bd(p, res.rc, &res.bd, (double)wall_ns() / 1e9);
-		if (!res.rc && !was_up)
-			agent_log("peer %s up again", p->name);
-		return;
-	}
 	if (res.busy) {
-		p->probes++;
-		p->busy++;
+		ls_agent_take_busy(p);
 		if (!c->retried)
 			plan_retry(a, c);
 		return;
 	}
-	ls_agent_take_probe(p, res.rc, &res.s, (double)wall_ns() / 1e9);
+	if (c->kind == CH_BD)
+		ls_agent_take_bd(p, res.rc, &res.bd, (double)wall_ns() / 1e9);
+	else
+		ls_agent_take_probe(p, res.rc, &res.s, &res.bd, (double)wall_ns() / 1e9);
 	if (res.rc && was_up)
-		agent_log("peer %s down: %s", p->name, res.why);
+		agent_log("peer %s down: %s%s", p->name, c->kind == CH_BD ? "breakdown: " : "",
+			  res.why);
 	else if (!res.rc && !was_up)
 		agent_log("peer %s up again", p->name);
 }

@@ -730,7 +730,8 @@ out:
 }
 
 /* The agent's probe of one peer (agent.h), in a child of the agent. */
-int ls_probe_once(int argc, char **argv, struct ls_summary *s, struct ls_err *err)
+int ls_probe_once(int argc, char **argv, struct ls_summary *s, struct bd_prom_pair *split,
+		  struct ls_err *err)
 {
 	struct probe_cli c = { .samples_fmt = FMT_AUTO };
 	struct ls_probe_result *r;
@@ -768,6 +769,11 @@ int ls_probe_once(int argc, char **argv, struct ls_summary *s, struct ls_err *er
 	ls_summarize(v, v ? r->runs[0].count : 0, s);
 	free(v);
 	rc = LS_EXIT_OK;
+	/* the split without kernel records; a failed one is not a failed probe */
+	if (split && bd_split_unrecorded(r, split, err)) {
+		ls_warn("probe: split of %s: %s", c.o.peer, err->msg);
+		memset(err, 0, sizeof(*err));
+	}
 out:
 	ls_probe_result_free(r);
 	free(r);
