@@ -336,7 +336,8 @@ static int run_pair(struct bd_cli *c, struct bd_ctx *x, const struct ls_bd_base 
 	snprintf(x->local.rate, sizeof(x->local.rate), "%s", r.dev.rate);
 	x->local.link_gbps = r.dev.link_gbps;
 	if (!x->have_peer) {
-		ls_warn("breakdown: the responder sent no breakdown data");
+		ls_errf(&err, "the responder sent no breakdown data");
+		ls_warn("breakdown: %s", err.msg);
 		rc = LS_EXIT_FAIL;
 		goto out;
 	}
@@ -377,6 +378,11 @@ static int run_pair(struct bd_cli *c, struct bd_ctx *x, const struct ls_bd_base 
 		rc = LS_EXIT_USAGE;
 	}
 out:
+	if (rc != LS_EXIT_OK) {
+		x->fail = err;
+		if (!x->fail.msg[0])
+			snprintf(x->fail.msg, sizeof(x->fail.msg), "breakdown failed (exit status %d)", rc);
+	}
 	if (sf)
 		ls_afile_abort(sf);
 	if (rf)
@@ -522,7 +528,7 @@ int cmd_breakdown(int argc, char **argv)
  * the record crosses a pipe). Returns the exit status; the report goes to
  * stdout (the agent points it at /dev/null).
  */
-int bd_agent_once(int argc, char **argv, struct bd_prom_pair *pp)
+int bd_agent_once(int argc, char **argv, struct bd_prom_pair *pp, struct ls_err *err)
 {
 	struct ls_bd_base base;
 	struct bd_cli c;
@@ -532,13 +538,19 @@ int bd_agent_once(int argc, char **argv, struct bd_prom_pair *pp)
 	memset(pp, 0, sizeof(*pp));
 	memset(&base, 0, sizeof(base));
 	rc = bd_setup(&c, &x, argc, argv);
-	if (rc)
+	if (rc) {
+		ls_errcf(err, LS_E_USAGE, "breakdown: bad options");
 		return rc == LS_OPTS_HELP ? LS_EXIT_USAGE : rc;
+	}
 	if (!c.is_prober || c.peers) {
+		ls_errcf(err, LS_E_USAGE, "breakdown: the agent's breakdown takes one PEER");
 		rc = ls_opts_bad("breakdown", "the agent's breakdown takes one PEER");
 		goto out;
 	}
+	c.o.refused_retry_ns = BD_REFUSED_RETRY_NS;
 	rc = run_pair(&c, &x, &base, NULL, NULL, pp);
+	if (rc)
+		*err = x.fail;
 	pp->head.ok = rc == LS_EXIT_OK;
 	free(pp->ctr);
 	pp->ctr = NULL;

@@ -527,9 +527,10 @@ static void __attribute__((noreturn)) child_main(struct agent *a, enum child_kin
 			snprintf(res.why, sizeof(res.why), "%s", err.msg);
 			break;
 		}
-		rc = bd_agent_once(ac, av, &res.bd);
+		rc = bd_agent_once(ac, av, &res.bd, &err);
+		res.busy = rc && err.code == LS_E_PEER_BUSY;
 		if (rc)
-			snprintf(res.why, sizeof(res.why), "breakdown failed (exit status %d)", rc);
+			snprintf(res.why, sizeof(res.why), "%s", err.msg);
 		break;
 	}
 	res.rc = rc;
