@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # `latsplit agent` on the host, where it cannot measure: bad input is a
 # clear message and exit 2 before anything starts (options, key, peers
-# file, listen address), a host without an RDMA device is told so, --help
+# file, --self not listed or this node listed twice, listen address), a
+# host without an RDMA device is told so, --help
 # lists the options, --backend kmod with breakdowns is refused (the
 # breakdown responder would own the module), breakdown's --pause-idle is
 # the responder's. The alerting rules (packaging/latsplit.rules.yml)
@@ -45,6 +46,12 @@ expect_rc "a bad line in the peers file" 2 "bad-peers:2: 'bad host' is not a hos
 	"$B" agent --peers "$T/bad-peers" --self node0 --metrics 127.0.0.1:1 --insecure
 expect_rc "a list with only this node" 2 "no peer besides this node \(node0\)" \
 	"$B" agent --peers "$T/alone" --self node0 --metrics 127.0.0.1:1 --insecure
+expect_rc "--self not in the list" 2 "--self node7 is not in .*/peers" \
+	"$B" agent --peers "$T/peers" --self node7 --metrics 127.0.0.1:1 --insecure
+printf 'node0\nnode1\n127.0.0.1\n' > "$T/twice"
+expect_rc "this node listed twice: --self and one of its addresses" 2 \
+	"lists this node twice: node0 \(--self\) and 127.0.0.1 \(an address of this host\)" \
+	"$B" agent --peers "$T/twice" --self node0 --metrics 127.0.0.1:1 --insecure
 expect_rc "--metrics without a port" 2 "'127.0.0.1' is not ADDR:PORT" \
 	"$B" agent --peers "$T/peers" --self node0 --metrics 127.0.0.1 --insecure
 expect_rc "--metrics with a bad port" 2 "port '99999' is not 1-65535" \

@@ -9,6 +9,7 @@
  * promtool (Debian's prometheus package, the Prometheus project's own
  * checker) accepts it without a lint problem.
  */
+#include <arpa/inet.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -483,6 +484,83 @@ TEST(owed_sessions_oldest_first)
 	p[1].owed = 1 + 0;
 	EXPECT_EQ(&p[1], ls_agent_owed_next(p, 3));
 	free(p);
+}
+
+/* addr (numeric IPv4 or IPv6) into ss. */
+static void sa(struct sockaddr_storage *ss, const char *addr)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (strchr(addr, ':')) {
+		ss->ss_family = AF_INET6;
+		inet_pton(AF_INET6, addr, &((struct sockaddr_in6 *)ss)->sin6_addr);
+	} else {
+		ss->ss_family = AF_INET;
+		inet_pton(AF_INET, addr, &((struct sockaddr_in *)ss)->sin_addr);
+	}
+}
+
+/*
+ * This node in its list: by name (case-insensitive), else by one of its
+ * addresses; --self not listed and a node listed twice are refused. An IP
+ * list without --self found nothing before, so every node probed the
+ * same target in a slot.
+ */
+TEST(self_by_name_or_address)
+{
+	static char *const ips[] = { "192.0.2.1", "192.0.2.2", "fd00::3" };
+	static char *const names[] = { "node1", "Node2", "192.0.2.2" };
+	struct ls_peers lip = { (char **)ips, 3 }, lname = { (char **)names, 3 };
+	struct sockaddr_storage local[3];
+	struct ls_err err = { 0 };
+	size_t idx = 99;
+
+	sa(&local[0], "127.0.0.1");
+	sa(&local[1], "192.0.2.2");
+	sa(&local[2], "fd00::9");
+	/* an IP list, the host name not in it: found by address */
+	ASSERT_EQ(0, ls_agent_find_self(&lip, "f", "somehost", false, local, 3, &idx, &err));
+	EXPECT_EQ(1, idx);
+	/* IPv6 too */
+	sa(&local[1], "fd00::3");
+	ASSERT_EQ(0, ls_agent_find_self(&lip, "f", "somehost", false, local, 3, &idx, &err));
+	EXPECT_EQ(2, idx);
+	/* none of its addresses listed, no name: not listed (list.n) */
+	sa(&local[1], "10.1.1.1");
+	sa(&local[2], "fd00::9");
+	ASSERT_EQ(0, ls_agent_find_self(&lip, "f", "somehost", false, local, 3, &idx, &err));
+	EXPECT_EQ(3, idx);
+	/* by name, case-insensitive, before addresses */
+	ASSERT_EQ(0, ls_agent_find_self(&lname, "f", "node2", false, local, 3, &idx, &err));
+	EXPECT_EQ(1, idx);
+	/* --self not in the list: refused */
+	EXPECT_EQ(-1, ls_agent_find_self(&lname, "f", "node7", true, local, 3, &idx, &err));
+	EXPECT_NE(NULL, strstr(err.msg, "--self node7 is not in f"));
+	/* listed twice: by --self and by one of its addresses */
+	sa(&local[1], "192.0.2.2");
+	EXPECT_EQ(-1, ls_agent_find_self(&lname, "f", "node1", true, local, 3, &idx, &err));
+	EXPECT_NE(NULL, strstr(err.msg, "f lists this node twice: node1 (--self) and 192.0.2.2"));
+	/* two entries resolving to its addresses, no name: refused */
+	sa(&local[2], "fd00::3");
+	EXPECT_EQ(-1, ls_agent_find_self(&lip, "f", "somehost", false, local, 3, &idx, &err));
+	EXPECT_NE(NULL, strstr(err.msg, "192.0.2.2 and fd00::3 are both addresses of this host"));
+}
+
+/* The host's own addresses include loopback's. */
+TEST(local_addrs_has_loopback)
+{
+	struct sockaddr_storage *local, lo;
+	struct ls_err err = { 0 };
+	size_t n = 0;
+	bool found = false;
+
+	ASSERT_EQ(0, ls_agent_local_addrs(&local, &n, &err));
+	sa(&lo, "127.0.0.1");
+	for (size_t i = 0; i < n; i++)
+		found |= local[i].ss_family == AF_INET &&
+			 ((struct sockaddr_in *)&local[i])->sin_addr.s_addr ==
+			 ((struct sockaddr_in *)&lo)->sin_addr.s_addr;
+	EXPECT_TRUE(found);
+	free(local);
 }
 
 TEST_HARNESS_MAIN

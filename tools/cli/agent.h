@@ -110,6 +110,20 @@ bool ls_agent_peer_stale(const struct ls_agent_peer *p, double now, double stale
 int ls_agent_peers_merge(const struct ls_agent_peer *old, size_t nold,
 			 char *const *names, size_t n, struct ls_agent_peer **out,
 			 struct ls_err *err);
+struct sockaddr_storage;
+/* agent_self.c: this host's IPv4 and IPv6 interface addresses (getifaddrs) into *out (malloc'd). */
+int ls_agent_local_addrs(struct sockaddr_storage **out, size_t *n, struct ls_err *err);
+/*
+ * agent_self.c: this node's index in list l (read from file) into *idx, or
+ * l->n when it is not listed. By name first (self, case-insensitive: the
+ * host name, or --self when given); without a name match, the one entry
+ * that resolves to an address of this host (local[0..nlocal)). Errors:
+ * --self given but not listed; this node listed twice (its name and one of
+ * its numeric addresses, or two entries resolving to its addresses).
+ */
+int ls_agent_find_self(const struct ls_peers *l, const char *file, const char *self,
+		       bool given, const struct sockaddr_storage *local, size_t nlocal,
+		       size_t *idx, struct ls_err *err);
 /* Write the /metrics page for peers p[0..n) and st to fp (Prometheus text 0.0.4). */
 int ls_agent_render(FILE *fp, const struct ls_agent_peer *p, size_t n,
 		    const struct ls_agent_stats *st, struct ls_err *err);
