@@ -9,9 +9,10 @@
 # the responder's. The alerting rules (packaging/latsplit.rules.yml)
 # pass `promtool check rules` and the committed `promtool test rules` cases
 # (tests/host/agent-rules.test.yml: each alert fires on the series above
-# its threshold and not below); the cases would catch a wrong threshold
-# (the rules with the hurts threshold moved fail them); without promtool
-# only these checks are skipped.
+# its threshold and not below, also in a 100-node fleet); the cases would
+# catch a wrong threshold (the rules with the hurts threshold moved fail
+# them), a breakdown judged at any age, and a peer down after one failed
+# session; without promtool only these checks are skipped.
 . "$(dirname "$0")/../lib.sh"
 cli_test_setup "none"
 B=$LS_BIN
@@ -83,11 +84,19 @@ if cmp -s "$R" "$T/packaging/latsplit.rules.yml"; then
 else
 	check_fails "the cases catch a wrong threshold (hurts at 20 us)" promtool test rules "$T/tests/host/agent-rules.test.yml"
 fi
-# ... and against the rules without PartDominates' freshness condition: n4's old breakdown fires.
-sed '/and on(instance, job, peer)/d; /time() - latsplit_breakdown_last_timestamp_seconds/d' "$R" > "$T/packaging/latsplit.rules.yml"
+# ... and against the rules whose PartDominates takes a breakdown of any age: n4's and pd's old ones fire.
+sed 's/^\( *\)latsplit_agent_breakdown_stale_after_seconds$/\1(latsplit_agent_breakdown_stale_after_seconds * 0 + 1e12)/' "$R" > "$T/packaging/latsplit.rules.yml"
 if cmp -s "$R" "$T/packaging/latsplit.rules.yml"; then
 	not_ok "the rules without the freshness condition differ" "sed changed nothing in $R"
 else
 	check_fails "the cases catch a breakdown alert without freshness" promtool test rules "$T/tests/host/agent-rules.test.yml"
+fi
+# ... and against the rules with a peer down after one failed session:
+# the 100-node fleet's pb, whose one session failed, pages.
+sed 's/^        expr: latsplit_agent_peer_consecutive_failures >= 3$/        expr: latsplit_agent_peer_consecutive_failures > 0/' "$R" > "$T/packaging/latsplit.rules.yml"
+if cmp -s "$R" "$T/packaging/latsplit.rules.yml"; then
+	not_ok "the rules with a peer down after one failure differ" "sed changed nothing in $R"
+else
+	check_fails "the cases catch a peer down after one failed session" promtool test rules "$T/tests/host/agent-rules.test.yml"
 fi
 done_testing

@@ -376,7 +376,15 @@ TEST(every_session_feeds_oneway_and_parts)
 	EXPECT_EQ(NULL, strstr(b, "latsplit_agent_part_seconds{peer=\"node1\""));
 	EXPECT_EQ(NULL, strstr(b, "latsplit_agent_oneway_seconds{peer=\"node1\""));
 	EXPECT_NE(NULL, strstr(b, "latsplit_agent_probe_failures_total{peer=\"node1\"} 1\n"));
+	EXPECT_NE(NULL, strstr(b, "latsplit_agent_peer_consecutive_failures{peer=\"node1\"} 1\n"));
 	free(b);
+	/* failures in a row count up, busy refusals leave them, a measured session resets them */
+	ls_agent_take_bd(p, 1, NULL, 1700000020);
+	ls_agent_take_busy(p);
+	EXPECT_EQ(2, p->consec_failures);
+	ls_agent_take_probe(p, 0, &s, NULL, 1700000025);
+	EXPECT_EQ(0, p->consec_failures);
+	EXPECT_EQ(2, p->failures);
 	free(p);
 }
 

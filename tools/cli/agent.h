@@ -48,6 +48,7 @@ struct ls_agent_peer {
 	double last_ts;			/* when the last session ended, Unix seconds */
 	uint64_t probes;		/* sessions run, probe or breakdown (busy refusals included) */
 	uint64_t failures;		/* sessions that failed (not busy) */
+	uint64_t consec_failures;	/* ... in a row, up to the last one (0: it measured) */
 	uint64_t busy;			/* refused: the responder served another prober */
 	uint64_t breakdowns, bd_failures;	/* the kernel-recorded ones among them */
 	uint64_t skipped;		/* its slots skipped: --max-sessions in flight */

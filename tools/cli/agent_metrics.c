@@ -60,8 +60,12 @@ static void take_session(struct ls_agent_peer *p, int rc, double now)
 	p->probed = true;
 	p->last_ts = now;
 	p->up = !rc;
-	if (rc)
+	if (rc) {
 		p->failures++;
+		p->consec_failures++;
+	} else {
+		p->consec_failures = 0;
+	}
 }
 
 /* Take a probe session's result into p (see agent.h). */
@@ -139,7 +143,8 @@ static struct ls_summary cumulative(const struct ls_summary *last, double sum_ns
 }
 
 /* Which per-peer counter a family shows. */
-enum peer_ctr { CTR_PROBES, CTR_FAILURES, CTR_BUSY, CTR_BD, CTR_BD_FAILURES, CTR_SKIPPED };
+enum peer_ctr { CTR_PROBES, CTR_FAILURES, CTR_BUSY, CTR_BD, CTR_BD_FAILURES, CTR_SKIPPED,
+		CTR_CONSEC };
 
 /* Peer p's counter c. */
 static uint64_t peer_ctr(const struct ls_agent_peer *p, enum peer_ctr c)
@@ -155,6 +160,8 @@ static uint64_t peer_ctr(const struct ls_agent_peer *p, enum peer_ctr c)
 		return p->breakdowns;
 	case CTR_SKIPPED:
 		return p->skipped;
+	case CTR_CONSEC:
+		return p->consec_failures;
 	default:
 		return p->bd_failures;
 	}
@@ -240,6 +247,11 @@ static int agent_families(struct ls_prom *pr, size_t n, const struct ls_agent_st
 			   "Responder processes of the agent that ended with a failure and were restarted.",
 			   err) ||
 	    ls_prom_sample(pr, NULL, NULL, 0, (double)st->responder_restarts, err))
+		return -1;
+	if (ls_prom_family(pr, "latsplit_agent_breakdown_stale_after_seconds", LS_PROM_GAUGE,
+			   "Age past which the agent drops a breakdown's figures: 3 x --breakdown-every rounds of N-1 slots plus --session-timeout (0: no breakdowns).",
+			   err) ||
+	    ls_prom_sample(pr, NULL, NULL, 0, st->bd_stale_s, err))
 		return -1;
 	if (ls_prom_family(pr, "latsplit_agent_peers_reloads_total", LS_PROM_COUNTER,
 			   "Re-reads of the peers file on SIGHUP, by result (failed: the old list is kept).",
@@ -335,7 +347,9 @@ static int probe_families(struct ls_prom *pr, const struct ls_agent_peer *p, siz
 		if (per_peer(pr, p, n, st, peer_ctrs[f].name, LS_PROM_COUNTER, peer_ctrs[f].help,
 			     (int)peer_ctrs[f].c, err))
 			return -1;
-	return 0;
+	return per_peer(pr, p, n, st, "latsplit_agent_peer_consecutive_failures", LS_PROM_GAUGE,
+			"Sessions with the peer that failed in a row, up to the last one (0: the last measured); busy refusals do not count.",
+			CTR_CONSEC, err);
 }
 
 /*
