@@ -475,6 +475,12 @@ TEST(stale_peers_are_down)
 	free(p);
 }
 
+/* Peer "c" has a session in flight. */
+static bool is_c(void *arg, const struct ls_agent_peer *peer)
+{
+	return !strcmp(peer->name, "c");
+}
+
 TEST(owed_sessions_oldest_first)
 {
 	static char *const names[] = { "a", "b", "c" };
@@ -482,15 +488,20 @@ TEST(owed_sessions_oldest_first)
 	struct ls_err err = { 0 };
 
 	ASSERT_EQ(0, ls_agent_peers_merge(NULL, 0, names, 3, &p, &err));
-	EXPECT_EQ(NULL, ls_agent_owed_next(p, 3));
+	EXPECT_EQ(NULL, ls_agent_owed_next(p, 3, NULL, NULL));
 	p[2].owed = 1 + 41;
 	p[0].owed = 1 + 43;
-	EXPECT_EQ(&p[2], ls_agent_owed_next(p, 3));
+	EXPECT_EQ(&p[2], ls_agent_owed_next(p, 3, NULL, NULL));
+	/* the oldest one's own session still runs: the next one is not held back */
+	EXPECT_EQ(&p[0], ls_agent_owed_next(p, 3, is_c, NULL));
+	p[0].owed = 0;
+	EXPECT_EQ(NULL, ls_agent_owed_next(p, 3, is_c, NULL));
 	p[2].owed = 0;
-	EXPECT_EQ(&p[0], ls_agent_owed_next(p, 3));
+	p[0].owed = 1 + 43;
+	EXPECT_EQ(&p[0], ls_agent_owed_next(p, 3, NULL, NULL));
 	/* slot 0 is owed as 1: not "none" */
 	p[1].owed = 1 + 0;
-	EXPECT_EQ(&p[1], ls_agent_owed_next(p, 3));
+	EXPECT_EQ(&p[1], ls_agent_owed_next(p, 3, NULL, NULL));
 	free(p);
 }
 

@@ -95,8 +95,14 @@ void ls_agent_take_bd(struct ls_agent_peer *p, int rc, const struct bd_prom_pair
  * another prober: counted, not a result (the last figures stay).
  */
 void ls_agent_take_busy(struct ls_agent_peer *p);
-/* The peer whose owed session is the oldest (see owed), or NULL. */
-struct ls_agent_peer *ls_agent_owed_next(struct ls_agent_peer *p, size_t n);
+/*
+ * The peer whose owed session is the oldest (see owed), or NULL; a peer
+ * for which busy(arg, peer) is true (its own session still runs) is passed
+ * over, so it does not hold the others back. busy may be NULL.
+ */
+struct ls_agent_peer *ls_agent_owed_next(struct ls_agent_peer *p, size_t n,
+					 bool (*busy)(void *arg, const struct ls_agent_peer *peer),
+					 void *arg);
 /*
  * Whether p's last result (or, never probed, its joining the list) is
  * older than stale_s at now.

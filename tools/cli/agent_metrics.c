@@ -112,13 +112,15 @@ void ls_agent_take_busy(struct ls_agent_peer *p)
 	p->busy++;
 }
 
-/* The peer with the oldest owed session, or NULL. */
-struct ls_agent_peer *ls_agent_owed_next(struct ls_agent_peer *p, size_t n)
+/* The peer with the oldest owed session that is not busy, or NULL. */
+struct ls_agent_peer *ls_agent_owed_next(struct ls_agent_peer *p, size_t n,
+					 bool (*busy)(void *arg, const struct ls_agent_peer *peer),
+					 void *arg)
 {
 	struct ls_agent_peer *best = NULL;
 
 	for (size_t i = 0; i < n; i++)
-		if (p[i].owed && (!best || p[i].owed < best->owed))
+		if (p[i].owed && (!best || p[i].owed < best->owed) && !(busy && busy(arg, &p[i])))
 			best = &p[i];
 	return best;
 }

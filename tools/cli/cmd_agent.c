@@ -754,15 +754,24 @@ static void start_session(struct agent *a, enum child_kind kind, const char *pee
 	spawn(a, kind, peer, retried);
 }
 
-/* Start the owed sessions, oldest first, while --max-sessions allow. */
+/* Whether peer's own session is in flight (ls_agent_owed_next's busy). */
+static bool peer_in_flight(void *arg, const struct ls_agent_peer *peer)
+{
+	return in_flight(arg, peer->name);
+}
+
+/*
+ * Start the owed sessions, oldest first, while --max-sessions allow; a
+ * peer whose own session still runs waits without holding the others back.
+ */
 static void run_owed(struct agent *a)
 {
 	while (sessions(a) < a->c.max_sessions) {
-		struct ls_agent_peer *p = ls_agent_owed_next(a->peers, a->npeers);
+		struct ls_agent_peer *p = ls_agent_owed_next(a->peers, a->npeers, peer_in_flight, a);
 		enum child_kind kind;
 
-		if (!p || in_flight(a, p->name))
-			return;	/* its own session is still running: it waits */
+		if (!p)
+			return;
 		kind = p->owed_bd ? CH_BD : CH_PROBE;
 		p->owed = 0;
 		p->owed_bd = false;
