@@ -142,12 +142,12 @@ int ls_agent_render_buf(const struct ls_agent_peer *p, size_t n,
 /*
  * cmd_probe.c: one prober session of argv (`probe PEER ...`): *s gets the
  * first size's one-way summary and *split (head.ok: it was computed) the
- * split of its samples without kernel records (bd_split_unrecorded()); on
- * failure err says why, its code LS_E_PEER_BUSY when the responder was
- * serving another prober. Returns the exit status; the report goes to
- * stdout.
+ * split of its samples without kernel records (bd_split_unrecorded(); when
+ * that failed, split_err says why: the probe still succeeded); on failure
+ * err says why, its code LS_E_PEER_BUSY when the responder was serving
+ * another prober. Returns the exit status; the report goes to stdout.
  */
 int ls_probe_once(int argc, char **argv, struct ls_summary *s, struct bd_prom_pair *split,
-		  struct ls_err *err);
+		  struct ls_err *split_err, struct ls_err *err);
 
 #endif /* LS_AGENT_H */
