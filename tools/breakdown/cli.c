@@ -241,6 +241,17 @@ out:
 	return ret;
 }
 
+/* The analysis' defaults: one store-and-forward hop, the floor and tail quantiles, the thresholds. */
+static void bd_analysis_defaults(struct bd_cli *c)
+{
+	c->hops = 1;
+	c->sw = LS_SWITCH_SF;
+	c->floor_q = 0.05;
+	c->tail_frac = 0.01;
+	c->preempt_slack_ns = 200000;
+	ls_thresholds_default(&c->thr);
+}
+
 /* The analysis' settings from the options. */
 static void bd_params(const struct bd_cli *c, struct ls_bd_params *p)
 {
@@ -481,12 +492,7 @@ static int bd_setup(struct bd_cli *c, struct bd_ctx *x, int argc, char **argv)
 	c->o.nsizes = 1;
 	c->backend = "auto";
 	c->ring_kib = BD_DEFAULT_RING_KIB;
-	c->hops = 1;
-	c->sw = LS_SWITCH_SF;
-	c->floor_q = 0.05;
-	c->tail_frac = 0.01;
-	c->preempt_slack_ns = 200000;
-	ls_thresholds_default(&c->thr);
+	bd_analysis_defaults(c);
 	rc = parse(c, argc, argv);
 	if (rc)
 		return rc;
@@ -574,6 +580,7 @@ int bd_split_unrecorded(const struct ls_probe_result *r, struct bd_prom_pair *pp
 	struct ls_bd_params prm = { 0 };
 	struct ls_bd_base base;
 	struct ls_bd_an a;
+	struct bd_cli *c;
 	int rc;
 
 	memset(pp, 0, sizeof(*pp));
@@ -581,12 +588,12 @@ int bd_split_unrecorded(const struct ls_probe_result *r, struct bd_prom_pair *pp
 	memset(&base, 0, sizeof(base));
 	if (!r->nruns || !r->runs[0].count)
 		return ls_errf(err, "split: the probe produced no samples");
-	prm.hops = 1;
-	prm.sw = LS_SWITCH_SF;
-	prm.floor_q = 0.05;
-	prm.tail_frac = 0.01;
-	prm.preempt_slack_ns = 200000;
-	ls_thresholds_default(&prm.thr);
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return ls_errnof(err, ENOMEM, "split: allocate the settings");
+	bd_analysis_defaults(c);
+	bd_params(c, &prm);
+	free(c);
 	snprintf(local.why, sizeof(local.why), "a probe session: no kernel records");
 	rc = ls_bd_analyze(&a, r, &prm, &local, NULL, &base, err);
 	if (!rc)

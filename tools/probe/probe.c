@@ -531,7 +531,6 @@ static int client_session(struct probe *p, struct ls_err *err)
 	return 0;
 }
 
-/* Run a session as the prober. */
 /*
  * Connect to the responder; a refused connect is tried again every 100 ms
  * for o->refused_retry_ns (a responder that restarts between sessions).
@@ -550,6 +549,7 @@ static int connect_responder(const struct ls_probe_opts *o, struct ls_oob *c,
 	}
 }
 
+/* Run a session as the prober. */
 int ls_probe_run_client(const struct ls_probe_opts *o, struct ls_probe_result *r,
 			struct ls_err *err)
 {
