@@ -18,15 +18,16 @@
 #     slots, the other slot of each going to the absent host). A varying
 #     hold, not a constant one: a delay every sample pays lands in the
 #     split's inferred base floor (Documentation/methodology.rst), not in
-#     queuing. Every session moves the queuing series
-#     (latsplit_agent_part_seconds: a probe's split without kernel
-#     records, a breakdown's with them), and the agents' slot (1 s: a
-#     round of 2 slots) and Prometheus' scrape interval (8 s) are chosen so
-#     that a round and a session fit in one scrape interval: timed from the
-#     injection by Prometheus' own sample timestamps, node0's queuing p50
-#     series shows a session that ended after the injection more than
-#     0.5 x J/2 above its own pre-fault median within two scrape intervals
-#     (a relation, never absolute microseconds). node1's series is not
+#     queuing. The queuing series (latsplit_breakdown_seconds) moves with
+#     every kernel-recorded breakdown; the agents' slot (5 s: a round of 2
+#     slots), a breakdown every round and Prometheus' scrape interval
+#     (15 s, its default) are chosen so that a round and its breakdown
+#     fit in one scrape interval (with 2 s slots the emulated guests
+#     queued milliseconds of their own): timed from the injection by
+#     Prometheus' own sample timestamps, node0's queuing p50 series shows a
+#     breakdown that ended after the injection more than 0.5 x J/2 above
+#     its own pre-fault median within two scrape intervals (a relation,
+#     never absolute microseconds). node1's series is not
 #     judged: comparing it before and after the fault tests the emulator's
 #     queues more than latsplit, and under emulation it is too noisy to
 #     judge that way (pre-fault p50s of 524-848 us with a 9 ms outlier;
@@ -50,10 +51,11 @@ plan_none
 
 B=$LS_BIN
 GPORT=9851		# the agents' /metrics port in the guests
-SCRAPE=8		# s: one round (2 slots) plus a session fit in it
+SCRAPE=15		# s: Prometheus' default; a breakdown round and its session fit in it
 J_US=${AGENT_JITTER_US:-2000}
-SLOT_S=1		# s: a round of the 3-host list is 2 slots
-BD_EVERY=5		# a breakdown round every 5 rounds: wall seconds 10j..10j+2
+SLOT_S=5		# s: a round of the 3-host list is 2 slots (shorter slots load
+			# the emulated guests into milliseconds of queuing of their own)
+BD_EVERY=1		# every round's sessions are breakdowns (10 s apart)
 OWN=agent-$$
 H=$(mktemp -d)
 PROM_PID=
@@ -95,7 +97,7 @@ cp "$S/peers0" "$S/peers1"
 start_agent() {
 	rm -f "$S/agent$1.rc" "$S/agent$1.pid"
 	lab_bg "$1" "cd $S && ( $B agent --peers $S/peers$1 --self 192.0.2.$(($1 + 1)) --metrics 10.0.2.15:$GPORT \
-		--insecure --slot ${SLOT_S}s --breakdown-every $BD_EVERY -n 100 --verb $2 --max-sessions 3 >> $S/agent$1.log 2>&1 & echo \$! > $S/agent$1.pid;
+		--insecure --slot ${SLOT_S}s --breakdown-every $BD_EVERY -n 100 --verb $2 --max-sessions 2 >> $S/agent$1.log 2>&1 & echo \$! > $S/agent$1.pid;
 		wait \$!; echo \$? > $S/agent$1.rc )" >/dev/null
 }
 start_agent 0 write
@@ -202,8 +204,8 @@ check "the breakdown series carry the verdict as labels" \
 # --pause-idle: each agent's breakdown responder owns latsplit.ko (backend
 # auto; the node's own breakdown prober falls back to eBPF) and keeps it
 # disabled while it waits for a prober. 20 samples 1 s apart on node1: with
-# a breakdown round every 5 rounds of 2 slots (10 s; node0's breakdown of
-# node1 takes seconds under emulation), at least a quarter see the module
+# a breakdown every round of 2 slots (10 s; node0's breakdown of node1
+# takes seconds under emulation), at least a quarter see the module
 # owned and disabled; a responder that recorded while idle shows enabled 1
 # in every sample.
 if lab_exec 1 "test -r /sys/kernel/debug/latsplit/config" 2>/dev/null; then
@@ -220,11 +222,11 @@ else
 fi
 
 # The fault: node0 -> node1 WRITE frames held 0..2J. First the baseline.
-QQ='latsplit_agent_part_seconds{part="queuing",quantile="0.5"}'
-QQ0='latsplit_agent_part_seconds{part="queuing",quantile="0.5",node="node0",peer="192.0.2.2"}'
+QQ='latsplit_breakdown_seconds{part="queuing",quantile="0.5"}'
+QQ0='latsplit_breakdown_seconds{part="queuing",quantile="0.5",node="node0",peer="192.0.2.2"}'
 # history NODE: the queuing p50 series' distinct values over the last 2 min (diagnostics)
 history() {
-	python3 - "$PP" "latsplit_agent_part_seconds{part=\"queuing\",quantile=\"0.5\",node=\"$1\"}[2m]" <<'EOF'
+	python3 - "$PP" "latsplit_breakdown_seconds{part=\"queuing\",quantile=\"0.5\",node=\"$1\"}[3m]" <<'EOF'
 import json, sys, urllib.parse, urllib.request
 u = "http://127.0.0.1:%s/api/v1/query?query=%s" % (sys.argv[1], urllib.parse.quote(sys.argv[2]))
 r = json.load(urllib.request.urlopen(u, timeout=10))
@@ -233,19 +235,16 @@ for s in r["data"]["result"]:
     print(" ".join("%.0f" % (float(x) * 1e6) for i, x in enumerate(v) if i == 0 or v[i - 1] != x), "us")
 EOF
 }
-# the baseline: the median of the last 40 s, once 20 sessions warmed the pair up
-wait_for 120 at_least "$HP0" latsplit_agent_probes_total 'peer="192.0.2.2"' 20 ||
-	diag "fewer than 20 sessions of node0 with node1 before the fault"
+# the baseline: the median of the last 90 s, once 5 breakdowns warmed the pair up
+wait_for 150 at_least "$HP0" latsplit_agent_breakdowns_total 'peer="192.0.2.2"' 5 ||
+	diag "fewer than 5 breakdowns of node0 with node1 before the fault"
 sleep $((2 * SCRAPE))
 diag "queuing p50 before the fault: node0 $(history node0); node1 $(history node1)"
-base=$(q "quantile_over_time(0.5, ${QQ}[40s])")
+base=$(q "quantile_over_time(0.5, ${QQ}[90s])")
 diag "pre-fault queuing p50 medians (node peer s): $base"
 # bval NODE: this node's pre-fault median, s
 bval() { echo "$base" | awk -v n="$1" '$1 == n { print $3 }'; }
 wire() { "$LS_LAB" wire --name "$OWN" "$@"; }
-# Inject inside a probe round, far from the next breakdown round (wall
-# seconds 10j..10j+2 with a 1 s slot, 3 hosts and --breakdown-every 5).
-python3 -c "import time; t = time.time(); time.sleep((2.5 - t % 10) % 10)"
 t0=$(date +%s.%N)
 if ! out=$(wire rule ab 0 roce=1 op=req delay=$((J_US * 1000)) jitter=$((J_US * 1000)) 2>&1); then
 	not_ok "wire rule" "$out"
@@ -266,8 +265,8 @@ def raw(expr):
     r = json.load(urllib.request.urlopen(u, timeout=10))["data"]["result"]
     return {float(t): float(v) for t, v in r[0]["values"]} if r else {}
 q = raw(qq)
-last = raw('latsplit_agent_last_probe_timestamp_seconds{node="node0",peer="192.0.2.2"}')
-rows = ["%+.2f s: queuing p50 %.0f us, last session ended %+.2f s" % (t - t0, v * 1e6, last.get(t, 0) - t0)
+last = raw('latsplit_breakdown_last_timestamp_seconds{node="node0",peer="192.0.2.2"}')
+rows = ["%+.2f s: queuing p50 %.0f us, last breakdown ended %+.2f s" % (t - t0, v * 1e6, last.get(t, 0) - t0)
         for t, v in sorted(q.items())]
 print("\n".join(rows) if rows else "no scrape of the series after the injection")
 hit = [t for t, v in sorted(q.items()) if t > t0 and last.get(t, 0) > t0 and v - base > 0.5 * half]

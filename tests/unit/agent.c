@@ -209,15 +209,15 @@ TEST(summary_sum_and_count_accumulate)
 	char *b;
 
 	ASSERT_EQ(0, ls_agent_peers_merge(NULL, 0, names, 1, &p, &err));
-	ls_agent_take_probe(p, 0, &s1, NULL, 1700000000);
+	ls_agent_take_probe(p, 0, &s1, 1700000000);
 	b = page_st(p, 1, &st);
 	ASSERT_NE(NULL, b);
 	c1 = sample(b, "latsplit_agent_oneway_seconds_count{peer=\"node1\"} ");
 	sum1 = sample(b, "latsplit_agent_oneway_seconds_sum{peer=\"node1\"} ");
 	free(b);
 	/* a failed probe in between adds nothing */
-	ls_agent_take_probe(p, 1, NULL, NULL, 1700000005);
-	ls_agent_take_probe(p, 0, &s2, NULL, 1700000010);
+	ls_agent_take_probe(p, 1, NULL, 1700000005);
+	ls_agent_take_probe(p, 0, &s2, 1700000010);
 	b = page_st(p, 1, &st);
 	ASSERT_NE(NULL, b);
 	c2 = sample(b, "latsplit_agent_oneway_seconds_count{peer=\"node1\"} ");
@@ -319,16 +319,15 @@ TEST(breakdown_accumulates_fails_and_expires)
 }
 
 /*
- * Every session feeds the one-way summary and the parts: a breakdown its
- * total and split (kernel-recorded), a probe its summary and its split
- * without records; --breakdown-every 1 (breakdowns only) still fills the
- * one-way series and counts sessions.
+ * Every session feeds the one-way summary: a breakdown its total, a probe
+ * its summary; --breakdown-every 1 (breakdowns only) still fills the
+ * one-way series and counts sessions. The parts come from breakdowns alone.
  */
-TEST(every_session_feeds_oneway_and_parts)
+TEST(every_session_feeds_oneway)
 {
 	static char *const names[] = { "node1" };
 	struct ls_agent_stats st = { .version = "9.9" };
-	struct bd_prom_pair bd = bd_rec(100), split = bd_rec(40);
+	struct bd_prom_pair bd = bd_rec(100);
 	struct ls_summary s = { .count = 40, .p50 = 9000, .mean = 9000 };
 	struct ls_agent_peer *p;
 	struct ls_err err = { 0 };
@@ -342,38 +341,22 @@ TEST(every_session_feeds_oneway_and_parts)
 	EXPECT_NE(NULL, strstr(b, "latsplit_agent_oneway_seconds{peer=\"node1\",quantile=\"0.5\"} 1e-06\n"));
 	EXPECT_EQ(100, sample(b, "latsplit_agent_oneway_seconds_count{peer=\"node1\"} "));
 	EXPECT_NE(NULL, strstr(b, "latsplit_agent_probes_total{peer=\"node1\"} 1\n"));
-	/* its parts: transmission 2 us, queuing 3 us, processing 4 us, recorded */
-	EXPECT_NE(NULL, strstr(b, "latsplit_agent_part_seconds{peer=\"node1\",part=\"queuing\",quantile=\"0.5\"} 3e-06\n"));
-	EXPECT_NE(NULL, strstr(b, "latsplit_agent_part_seconds{peer=\"node1\",part=\"processing\",quantile=\"0.5\"} 4e-06\n"));
-	EXPECT_NE(NULL, strstr(b, "latsplit_agent_part_kernel_recorded{peer=\"node1\"} 1\n"));
+	EXPECT_NE(NULL, strstr(b, "latsplit_breakdown_seconds{peer=\"node1\",part=\"queuing\",quantile=\"0.5\"} 3e-06\n"));
 	free(b);
-	/* a probe with its unrecorded split: the parts move, marked unrecorded */
-	split.sums[2].p50 = 7000;
-	split.sums[2].mean = 7000;
-	ls_agent_take_probe(p, 0, &s, &split, 1700000005);
+	/* a probe: the one-way summary moves, the breakdown's parts stay as they were */
+	ls_agent_take_probe(p, 0, &s, 1700000005);
 	b = page_st(p, 1, &st);
 	ASSERT_NE(NULL, b);
 	EXPECT_NE(NULL, strstr(b, "latsplit_agent_oneway_seconds{peer=\"node1\",quantile=\"0.5\"} 9e-06\n"));
 	EXPECT_EQ(140, sample(b, "latsplit_agent_oneway_seconds_count{peer=\"node1\"} "));
-	EXPECT_NE(NULL, strstr(b, "latsplit_agent_part_seconds{peer=\"node1\",part=\"queuing\",quantile=\"0.5\"} 7e-06\n"));
-	EXPECT_EQ(140, sample(b, "latsplit_agent_part_seconds_count{peer=\"node1\",part=\"queuing\"} "));
-	EXPECT_TRUE(near(100 * 3000e-9 + 40 * 7000e-9,
-			 sample(b, "latsplit_agent_part_seconds_sum{peer=\"node1\",part=\"queuing\"} "), 1e-12));
-	EXPECT_NE(NULL, strstr(b, "latsplit_agent_part_kernel_recorded{peer=\"node1\"} 0\n"));
-	/* the kernel-recorded breakdown's own families keep its figures */
 	EXPECT_NE(NULL, strstr(b, "latsplit_breakdown_seconds{peer=\"node1\",part=\"queuing\",quantile=\"0.5\"} 3e-06\n"));
+	EXPECT_EQ(100, sample(b, "latsplit_breakdown_seconds_count{peer=\"node1\",part=\"queuing\"} "));
+	EXPECT_EQ(NULL, strstr(b, "latsplit_agent_part_seconds"));
 	free(b);
-	/* a probe whose split failed: the one-way summary moves, the parts stay */
-	split.head.ok = false;
-	s.p50 = 8000;
-	ls_agent_take_probe(p, 0, &s, &split, 1700000010);
-	EXPECT_EQ(7000, p->part[LS_PART_QUEUING].p50);
-	EXPECT_EQ(8000, p->oneway.p50);
-	/* a failed session: no one-way or part sample, a failure counted */
-	ls_agent_take_probe(p, 1, NULL, NULL, 1700000015);
+	/* a failed session: no one-way sample, a failure counted */
+	ls_agent_take_probe(p, 1, NULL, 1700000015);
 	b = page_st(p, 1, &st);
 	ASSERT_NE(NULL, b);
-	EXPECT_EQ(NULL, strstr(b, "latsplit_agent_part_seconds{peer=\"node1\""));
 	EXPECT_EQ(NULL, strstr(b, "latsplit_agent_oneway_seconds{peer=\"node1\""));
 	EXPECT_NE(NULL, strstr(b, "latsplit_agent_probe_failures_total{peer=\"node1\"} 1\n"));
 	EXPECT_NE(NULL, strstr(b, "latsplit_agent_peer_consecutive_failures{peer=\"node1\"} 1\n"));
@@ -382,65 +365,10 @@ TEST(every_session_feeds_oneway_and_parts)
 	ls_agent_take_bd(p, 1, NULL, 1700000020);
 	ls_agent_take_busy(p);
 	EXPECT_EQ(2, p->consec_failures);
-	ls_agent_take_probe(p, 0, &s, NULL, 1700000025);
+	ls_agent_take_probe(p, 0, &s, 1700000025);
 	EXPECT_EQ(0, p->consec_failures);
 	EXPECT_EQ(2, p->failures);
 	free(p);
-}
-
-/*
- * A probe's samples split as `breakdown --backend none` splits them:
- * transmission the wire model's, processing the inferred floor (the 5 %
- * quantile of total - transmission) for every sample, queuing the rest.
- */
-TEST(unrecorded_split_of_a_probe)
-{
-	struct ls_wire_cfg w = { .size = 4, .verb = LS_WIRE_WRITE, .mtu = 1024, .link_gbps = 10,
-				 .rate_src = "test", .hops = 1, .sw = LS_SWITCH_SF };
-	struct ls_probe_result *r = calloc(1, sizeof(*r));
-	struct ls_probe_sample smp[100];
-	struct bd_prom_pair pp;
-	struct ls_err err = { 0 };
-	double resid[100], T, B;
-	struct ls_wire wire;
-
-	ASSERT_NE(NULL, r);
-	ASSERT_EQ(0, ls_wire_compute(&w, &wire, &err));
-	T = wire.total_ns;
-	r->is_prober = true;
-	r->verb = LS_VERB_WRITE;
-	r->mtu = 1024;
-	r->dev.link_gbps = 10;
-	snprintf(r->dev.rate, sizeof(r->dev.rate), "10 Gb/sec (1X QDR)");
-	r->nruns = 1;
-	r->runs[0].size = 4;
-	r->runs[0].count = r->runs[0].capacity = 100;
-	r->runs[0].samples = smp;
-	/* one-way (RTT / 2) 10 us + i * 0.1 us */
-	for (int i = 0; i < 100; i++) {
-		smp[i].start_ns = 1000000 + (uint64_t)i * 100000;
-		smp[i].end_ns = smp[i].start_ns + 2 * (10000 + (uint64_t)(i * 100));
-		resid[i] = 10000 + i * 100 - T;
-	}
-	B = ls_quantile_sorted(resid, 100, 0.05);
-	ASSERT_EQ(0, bd_split_unrecorded(r, &pp, &err));
-	EXPECT_TRUE(pp.head.ok);
-	EXPECT_EQ(NULL, pp.ctr);
-	EXPECT_EQ(100, pp.sums[0].count);
-	EXPECT_TRUE(near(T, pp.sums[1].p50, 1e-6));
-	/* processing: the floor, the same in every sample */
-	EXPECT_TRUE(B > 0);
-	EXPECT_TRUE(near(B, pp.sums[3].p50, 1e-6));
-	EXPECT_TRUE(near(B, pp.sums[3].max, 1e-6));
-	/* queuing: everything above transmission and the floor */
-	EXPECT_TRUE(near(pp.sums[0].p50 - T - B, pp.sums[2].p50, 1e-6));
-	EXPECT_TRUE(near(10000 + 99 * 100 - T - B, pp.sums[2].max, 1e-6));
-	/* no samples: an error, not a split of nothing */
-	r->runs[0].count = 0;
-	EXPECT_EQ(-1, bd_split_unrecorded(r, &pp, &err));
-	EXPECT_FALSE(pp.head.ok);
-	EXPECT_NE(NULL, strstr(err.msg, "no samples"));
-	free(r);
 }
 
 TEST(stale_peers_are_down)
@@ -456,8 +384,8 @@ TEST(stale_peers_are_down)
 	for (int i = 0; i < 4; i++)
 		p[i].since = 500;
 	p[3].since = 950;
-	ls_agent_take_probe(&p[0], 0, &s, NULL, 990);
-	ls_agent_take_probe(&p[1], 0, &s, NULL, 850);	/* 150 s ago: stale */
+	ls_agent_take_probe(&p[0], 0, &s, 990);
+	ls_agent_take_probe(&p[1], 0, &s, 850);	/* 150 s ago: stale */
 	p[1].skipped = 5;
 	b = page_st(p, 4, &st);
 	ASSERT_NE(NULL, b);

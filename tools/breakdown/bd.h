@@ -139,13 +139,6 @@ extern const char *const bd_floor_assumption;
  * the breakdown responder restarts between sessions.
  */
 int bd_agent_once(int argc, char **argv, struct bd_prom_pair *pp, struct ls_err *err);
-/*
- * cli.c: the split of a probe session's result r without kernel records
- * (`breakdown --backend none`'s: processing is the inferred floor alone,
- * queuing the residual above it) into pp, ctr NULL; 0 or an error.
- */
-int bd_split_unrecorded(const struct ls_probe_result *r, struct bd_prom_pair *pp,
-			struct ls_err *err);
 /* session.c */
 int bd_start(struct bd_ctx *x, struct ls_err *err);
 void bd_stop(struct bd_ctx *x);

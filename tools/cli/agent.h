@@ -5,16 +5,15 @@
  * tests can drive them.
  *
  * The agent keeps, per peer of its list, the last session's one-way
- * summary and its split into the three parts (with every session's sample
- * sum and count, the summaries' _sum and _count), counters of sessions,
- * failures, busy refusals and skipped slots, the session it is owed after
- * a skipped slot, and the last measured breakdown's record (struct
- * bd_prom_pair, as `breakdown --prom` keeps it) with its time. Every
- * session feeds the one-way summary and the parts: a kernel-recorded
- * breakdown its split, a probe session the split of its samples without
- * kernel records (bd_split_unrecorded(): processing is the inferred floor
- * alone, kernel time lands in queuing); part_recorded says which the last
- * one was. A peer whose last result is older than a bound is shown down.
+ * summary (with every session's sample sum and count, the summary's _sum
+ * and _count), counters of sessions, failures, busy refusals and skipped
+ * slots, the session it is owed after a skipped slot, and the last
+ * measured breakdown's record (struct bd_prom_pair, as `breakdown --prom`
+ * keeps it) with its time. Every session, probe or kernel-recorded
+ * breakdown, feeds the one-way summary; the three parts come from
+ * breakdowns alone: a probe without kernel records cannot tell the hosts'
+ * time from queuing, and an agent must not call one the other. A peer
+ * whose last result is older than a bound is shown down.
  * Memory is one fixed-size record per peer (at most LS_PEERS_MAX). The page
  * is rendered with the Prometheus writer (prom.h) into a memory buffer.
  */
@@ -40,11 +39,6 @@ struct ls_agent_peer {
 	struct ls_summary oneway;	/* the last session's one-way latency, ns (probed && up) */
 	double ow_sum_ns;		/* every successful session's samples: their sum, ns */
 	uint64_t ow_count;		/* ... and their count (the summary's _sum, _count) */
-	bool have_part;			/* part holds the last measured session's split */
-	bool part_recorded;		/* ... from a kernel-recorded breakdown (else a probe's) */
-	struct ls_summary part[LS_NR_PARTS];	/* transmission, queuing, processing, ns */
-	double part_sum_ns[LS_NR_PARTS];	/* every split's samples, by part: sum */
-	uint64_t part_count[LS_NR_PARTS];	/* ... and count */
 	double last_ts;			/* when the last session ended, Unix seconds */
 	uint64_t probes;		/* sessions run, probe or breakdown (busy refusals included) */
 	uint64_t failures;		/* sessions that failed (not busy) */
@@ -75,16 +69,15 @@ struct ls_agent_stats {
 
 /*
  * Take a probe session's result into p at now (Unix seconds): rc 0 with its
- * one-way summary s (accumulated into _sum and _count) and, when split is
- * given with split->head.ok, its split without kernel records (sums[1..3]);
- * else a failure. A busy refusal is not a result: ls_agent_take_busy().
+ * one-way summary s (accumulated into _sum and _count), else a failure. A
+ * busy refusal is not a result: ls_agent_take_busy().
  */
 void ls_agent_take_probe(struct ls_agent_peer *p, int rc, const struct ls_summary *s,
-			 const struct bd_prom_pair *split, double now);
+			 double now);
 /*
  * Take a breakdown session's result: rc 0 with its record bd (kept; its
- * total feeds the one-way summary, its parts the parts' and the
- * breakdown's summaries; the peer is up), else a failure, counted as a
+ * total feeds the one-way summary, its parts the breakdown's summaries;
+ * the peer is up), else a failure, counted as a
  * failed session too; the last measured breakdown's figures stay, with
  * their time, until they are stale.
  */
@@ -141,13 +134,10 @@ int ls_agent_render_buf(const struct ls_agent_peer *p, size_t n,
 
 /*
  * cmd_probe.c: one prober session of argv (`probe PEER ...`): *s gets the
- * first size's one-way summary and *split (head.ok: it was computed) the
- * split of its samples without kernel records (bd_split_unrecorded(); when
- * that failed, split_err says why: the probe still succeeded); on failure
- * err says why, its code LS_E_PEER_BUSY when the responder was serving
- * another prober. Returns the exit status; the report goes to stdout.
+ * first size's one-way summary; on failure err says why, its code
+ * LS_E_PEER_BUSY when the responder was serving another prober. Returns
+ * the exit status; the report goes to stdout.
  */
-int ls_probe_once(int argc, char **argv, struct ls_summary *s, struct bd_prom_pair *split,
-		  struct ls_err *split_err, struct ls_err *err);
+int ls_probe_once(int argc, char **argv, struct ls_summary *s, struct ls_err *err);
 
 #endif /* LS_AGENT_H */

@@ -41,18 +41,6 @@ static void take_oneway(struct ls_agent_peer *p, const struct ls_summary *s)
 	p->ow_count += s->count;
 }
 
-/* A measured session's split (sums[1..3]: transmission, queuing, processing) into p's. */
-static void take_split(struct ls_agent_peer *p, const struct ls_summary sums[4], bool recorded)
-{
-	for (int k = 0; k < LS_NR_PARTS; k++) {
-		p->part[k] = sums[k + 1];
-		p->part_sum_ns[k] += sums[k + 1].mean * (double)sums[k + 1].count;
-		p->part_count[k] += sums[k + 1].count;
-	}
-	p->have_part = true;
-	p->part_recorded = recorded;
-}
-
 /* A session of p ended at now: counted, and failed when rc is not 0. */
 static void take_session(struct ls_agent_peer *p, int rc, double now)
 {
@@ -70,14 +58,11 @@ static void take_session(struct ls_agent_peer *p, int rc, double now)
 
 /* Take a probe session's result into p (see agent.h). */
 void ls_agent_take_probe(struct ls_agent_peer *p, int rc, const struct ls_summary *s,
-			 const struct bd_prom_pair *split, double now)
+			 double now)
 {
 	take_session(p, rc, now);
-	if (rc)
-		return;
-	take_oneway(p, s);
-	if (split && split->head.ok)
-		take_split(p, split->sums, false);
+	if (!rc)
+		take_oneway(p, s);
 }
 
 /* Take a breakdown session's result into p (see agent.h). */
@@ -102,7 +87,6 @@ void ls_agent_take_bd(struct ls_agent_peer *p, int rc, const struct bd_prom_pair
 		p->bd_count[k] += bd->sums[k].count;
 	}
 	take_oneway(p, &bd->sums[0]);
-	take_split(p, bd->sums, true);
 }
 
 /* A busy refusal of p's session (see agent.h). */
@@ -266,55 +250,7 @@ static int agent_families(struct ls_prom *pr, size_t n, const struct ls_agent_st
 	return ls_prom_sample(pr, NULL, l, 1, (double)st->reload_failures, err);
 }
 
-/* Whether p's last session's split is shown: measured, up, not stale. */
-static bool part_shown(const struct ls_agent_peer *p, const struct ls_agent_stats *st)
-{
-	return p->probed && p->up && p->have_part &&
-	       !ls_agent_peer_stale(p, st->now, st->stale_s);
-}
-
-/*
- * Every session's split: the parts' summaries (the last session's
- * quantiles, _sum and _count over all) and whether the last one came from
- * kernel records.
- */
-static int part_families(struct ls_prom *pr, const struct ls_agent_peer *p, size_t n,
-			 const struct ls_agent_stats *st, struct ls_err *err)
-{
-	struct ls_prom_label l[2];
-
-	if (ls_prom_family(pr, "latsplit_agent_part_seconds", LS_PROM_SUMMARY,
-			   "One-way RDMA latency to the peer by part, from every session: a kernel-recorded breakdown's split, or a probe's without kernel records (processing is then the inferred floor alone and kernel time counts as queuing); see latsplit_agent_part_kernel_recorded.",
-			   err))
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		if (!part_shown(&p[i], st))
-			continue;
-		l[0] = (struct ls_prom_label){ "peer", p[i].name };
-		for (int k = 0; k < LS_NR_PARTS; k++) {
-			struct ls_summary s = cumulative(&p[i].part[k], p[i].part_sum_ns[k],
-							 p[i].part_count[k]);
-
-			l[1] = (struct ls_prom_label){ "part", ls_part_name(k) };
-			if (ls_prom_summary(pr, l, 2, &s, err))
-				return -1;
-		}
-	}
-	if (ls_prom_family(pr, "latsplit_agent_part_kernel_recorded", LS_PROM_GAUGE,
-			   "1 when latsplit_agent_part_seconds shows a kernel-recorded breakdown's split, 0 a probe's without kernel records.",
-			   err))
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		if (!part_shown(&p[i], st))
-			continue;
-		l[0] = (struct ls_prom_label){ "peer", p[i].name };
-		if (ls_prom_sample(pr, NULL, l, 1, p[i].part_recorded, err))
-			return -1;
-	}
-	return 0;
-}
-
-/* The probes' families: liveness, one-way summary, parts, last time, counters. */
+/* The probes' families: liveness, one-way summary, last time, counters. */
 static int probe_families(struct ls_prom *pr, const struct ls_agent_peer *p, size_t n,
 			  const struct ls_agent_stats *st, struct ls_err *err)
 {
@@ -339,8 +275,6 @@ static int probe_families(struct ls_prom *pr, const struct ls_agent_peer *p, siz
 		if (ls_prom_summary(pr, &l, 1, &s, err))
 			return -1;
 	}
-	if (part_families(pr, p, n, st, err))
-		return -1;
 	if (per_peer(pr, p, n, st, "latsplit_agent_last_probe_timestamp_seconds", LS_PROM_GAUGE,
 		     "When the agent's last probe or breakdown of the peer ended (ok or not), Unix time.",
 		     -2, err))

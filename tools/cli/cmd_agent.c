@@ -82,9 +82,8 @@ struct agent_result {
 	int rc;
 	bool busy;
 	char why[256];
-	char split_why[256];		/* a probe's split failed: why ("" when it did not) */
 	struct ls_summary s;		/* probe */
-	struct bd_prom_pair bd;		/* breakdown, or a probe's split without records (ctr NULL) */
+	struct bd_prom_pair bd;		/* breakdown (ctr NULL) */
 };
 
 enum child_kind { CH_PROBE, CH_BD, CH_RESP, CH_BD_RESP };
@@ -125,7 +124,6 @@ struct agent {
 	int sfd;			/* signalfd */
 	bool stopping;			/* SIGTERM/SIGINT: sessions are being ended */
 	pid_t self_pid;			/* the agent's pid, for the children's parent check */
-	bool split_logged;		/* a probe's failed split was logged (once) */
 	struct MHD_Daemon *mhd;
 	pthread_mutex_t lock;		/* guards page, page_len */
 	char *page;
@@ -482,7 +480,7 @@ static void __attribute__((noreturn)) child_main(struct agent *a, enum child_kin
 						 const char *peer, int wfd)
 {
 	struct agent_result res;
-	struct ls_err err = { 0 }, split_err = { 0 };
+	struct ls_err err = { 0 };
 	char port[16], iters[24];
 	char *av[32];
 	sigset_t all;
@@ -531,8 +529,7 @@ static void __attribute__((noreturn)) child_main(struct agent *a, enum child_kin
 		av[ac++] = (char *)peer;
 		av[ac] = NULL;
 		if (kind == CH_PROBE) {
-			rc = ls_probe_once(ac, av, &res.s, &res.bd, &split_err, &err);
-			snprintf(res.split_why, sizeof(res.split_why), "%s", split_err.msg);
+			rc = ls_probe_once(ac, av, &res.s, &err);
 			res.busy = err.code == LS_E_PEER_BUSY;
 			snprintf(res.why, sizeof(res.why), "%s", err.msg);
 			break;
@@ -641,11 +638,7 @@ static void session_done(struct agent *a, struct agent_child *c, int status)
 	if (c->kind == CH_BD)
 		ls_agent_take_bd(p, res.rc, &res.bd, (double)wall_ns() / 1e9);
 	else
-		ls_agent_take_probe(p, res.rc, &res.s, &res.bd, (double)wall_ns() / 1e9);
-	if (!res.rc && c->kind == CH_PROBE && res.split_why[0] && !a->split_logged) {
-		a->split_logged = true;
-		agent_log("%s (the probes' parts are missing; logged once)", res.split_why);
-	}
+		ls_agent_take_probe(p, res.rc, &res.s, (double)wall_ns() / 1e9);
 	if (res.rc && was_up)
 		agent_log("peer %s down: %s%s", p->name, c->kind == CH_BD ? "breakdown: " : "",
 			  res.why);

@@ -730,8 +730,7 @@ out:
 }
 
 /* The agent's probe of one peer (agent.h), in a child of the agent. */
-int ls_probe_once(int argc, char **argv, struct ls_summary *s, struct bd_prom_pair *split,
-		  struct ls_err *split_err, struct ls_err *err)
+int ls_probe_once(int argc, char **argv, struct ls_summary *s, struct ls_err *err)
 {
 	struct probe_cli c = { .samples_fmt = FMT_AUTO };
 	struct ls_probe_result *r;
@@ -769,9 +768,6 @@ int ls_probe_once(int argc, char **argv, struct ls_summary *s, struct bd_prom_pa
 	ls_summarize(v, v ? r->runs[0].count : 0, s);
 	free(v);
 	rc = LS_EXIT_OK;
-	/* the split without kernel records; a failed one is not a failed probe */
-	if (split && bd_split_unrecorded(r, split, split_err))
-		ls_err_wrap(split_err, "split of the samples of %s", c.o.peer);
 out:
 	ls_probe_result_free(r);
 	free(r);
