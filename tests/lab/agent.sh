@@ -20,10 +20,12 @@
 #     split's inferred base floor (Documentation/methodology.rst), not in
 #     queuing. The queuing series (latsplit_breakdown_seconds) moves with
 #     every kernel-recorded breakdown; the agents' slot (5 s: a round of 2
-#     slots), a breakdown every round and Prometheus' scrape interval
-#     (15 s, its default) are chosen so that a round and its breakdown
-#     fit in one scrape interval (with 2 s slots the emulated guests
-#     queued milliseconds of their own): timed from the injection by
+#     slots), a breakdown round every 2 rounds and Prometheus' scrape
+#     interval (30 s) are chosen so that a breakdown round and its session
+#     fit in one scrape interval. Shorter slots or a breakdown every round
+#     kept the emulated guests busy: their breakdowns read 2-3 ms of
+#     queuing of their own (0.1-0.2 ms at this pace), in which a 1 ms
+#     hold is lost: timed from the injection by
 #     Prometheus' own sample timestamps, node0's queuing p50 series shows a
 #     breakdown that ended after the injection more than 0.5 x J/2 above
 #     its own pre-fault median within two scrape intervals (a relation,
@@ -51,11 +53,12 @@ plan_none
 
 B=$LS_BIN
 GPORT=9851		# the agents' /metrics port in the guests
-SCRAPE=15		# s: Prometheus' default; a breakdown round and its session fit in it
+SCRAPE=30		# s: a breakdown round (every 20 s) and its session fit in it
 J_US=${AGENT_JITTER_US:-2000}
 SLOT_S=5		# s: a round of the 3-host list is 2 slots (shorter slots load
 			# the emulated guests into milliseconds of queuing of their own)
-BD_EVERY=1		# every round's sessions are breakdowns (10 s apart)
+BD_EVERY=2		# a breakdown round every 2 rounds (20 s; breakdowns every
+			# round kept the guests busy into milliseconds of queuing)
 OWN=agent-$$
 H=$(mktemp -d)
 PROM_PID=
@@ -204,8 +207,8 @@ check "the breakdown series carry the verdict as labels" \
 # --pause-idle: each agent's breakdown responder owns latsplit.ko (backend
 # auto; the node's own breakdown prober falls back to eBPF) and keeps it
 # disabled while it waits for a prober. 20 samples 1 s apart on node1: with
-# a breakdown every round of 2 slots (10 s; node0's breakdown of node1
-# takes seconds under emulation), at least a quarter see the module
+# a breakdown round every 2 rounds of 2 slots (20 s; node0's breakdown of
+# node1 takes seconds under emulation), at least a quarter see the module
 # owned and disabled; a responder that recorded while idle shows enabled 1
 # in every sample.
 if lab_exec 1 "test -r /sys/kernel/debug/latsplit/config" 2>/dev/null; then
@@ -235,12 +238,12 @@ for s in r["data"]["result"]:
     print(" ".join("%.0f" % (float(x) * 1e6) for i, x in enumerate(v) if i == 0 or v[i - 1] != x), "us")
 EOF
 }
-# the baseline: the median of the last 90 s, once 5 breakdowns warmed the pair up
+# the baseline: the median of the last 150 s, once 5 breakdowns warmed the pair up
 wait_for 150 at_least "$HP0" latsplit_agent_breakdowns_total 'peer="192.0.2.2"' 5 ||
 	diag "fewer than 5 breakdowns of node0 with node1 before the fault"
 sleep $((2 * SCRAPE))
 diag "queuing p50 before the fault: node0 $(history node0); node1 $(history node1)"
-base=$(q "quantile_over_time(0.5, ${QQ}[90s])")
+base=$(q "quantile_over_time(0.5, ${QQ}[150s])")
 diag "pre-fault queuing p50 medians (node peer s): $base"
 # bval NODE: this node's pre-fault median, s
 bval() { echo "$base" | awk -v n="$1" '$1 == n { print $3 }'; }
