@@ -2,15 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0
 # `latsplit agent` on the host, where it cannot measure: bad input is a
 # clear message and exit 2 before anything starts (options, key, peers
-# file, listen address), a host without an RDMA device is told so, --help
+# file, --self not listed or this node listed twice, listen address), a
+# host without an RDMA device is told so, --help
 # lists the options, --backend kmod with breakdowns is refused (the
 # breakdown responder would own the module), breakdown's --pause-idle is
 # the responder's. The alerting rules (packaging/latsplit.rules.yml)
 # pass `promtool check rules` and the committed `promtool test rules` cases
 # (tests/host/agent-rules.test.yml: each alert fires on the series above
-# its threshold and not below); the cases would catch a wrong threshold
-# (the rules with the hurts threshold moved fail them); without promtool
-# only these checks are skipped.
+# its threshold and not below, also in a 100-node fleet); the cases would
+# catch a wrong threshold (the rules with the hurts threshold moved fail
+# them), a breakdown judged at any age, and a peer down after one failed
+# session; without promtool only these checks are skipped.
 . "$(dirname "$0")/../lib.sh"
 cli_test_setup "none"
 B=$LS_BIN
@@ -45,6 +47,12 @@ expect_rc "a bad line in the peers file" 2 "bad-peers:2: 'bad host' is not a hos
 	"$B" agent --peers "$T/bad-peers" --self node0 --metrics 127.0.0.1:1 --insecure
 expect_rc "a list with only this node" 2 "no peer besides this node \(node0\)" \
 	"$B" agent --peers "$T/alone" --self node0 --metrics 127.0.0.1:1 --insecure
+expect_rc "--self not in the list" 2 "--self node7 is not in .*/peers" \
+	"$B" agent --peers "$T/peers" --self node7 --metrics 127.0.0.1:1 --insecure
+printf 'node0\nnode1\n127.0.0.1\n' > "$T/twice"
+expect_rc "this node listed twice: --self and one of its addresses" 2 \
+	"lists this node twice: node0 \(--self\) and 127.0.0.1 \(an address of this host\)" \
+	"$B" agent --peers "$T/twice" --self node0 --metrics 127.0.0.1:1 --insecure
 expect_rc "--metrics without a port" 2 "'127.0.0.1' is not ADDR:PORT" \
 	"$B" agent --peers "$T/peers" --self node0 --metrics 127.0.0.1 --insecure
 expect_rc "--metrics with a bad port" 2 "port '99999' is not 1-65535" \
@@ -76,11 +84,19 @@ if cmp -s "$R" "$T/packaging/latsplit.rules.yml"; then
 else
 	check_fails "the cases catch a wrong threshold (hurts at 20 us)" promtool test rules "$T/tests/host/agent-rules.test.yml"
 fi
-# ... and against the rules without PartDominates' freshness condition: n4's old breakdown fires.
-sed '/and on(instance, job, peer)/d; /time() - latsplit_breakdown_last_timestamp_seconds/d' "$R" > "$T/packaging/latsplit.rules.yml"
+# ... and against the rules whose PartDominates takes a breakdown of any age: n4's and pd's old ones fire.
+sed 's/^\( *\)latsplit_agent_breakdown_stale_after_seconds$/\1(latsplit_agent_breakdown_stale_after_seconds * 0 + 1e12)/' "$R" > "$T/packaging/latsplit.rules.yml"
 if cmp -s "$R" "$T/packaging/latsplit.rules.yml"; then
 	not_ok "the rules without the freshness condition differ" "sed changed nothing in $R"
 else
 	check_fails "the cases catch a breakdown alert without freshness" promtool test rules "$T/tests/host/agent-rules.test.yml"
+fi
+# ... and against the rules with a peer down after one failed session:
+# the 100-node fleet's pb, whose one session failed, pages.
+sed 's/^        expr: latsplit_agent_peer_consecutive_failures >= 3$/        expr: latsplit_agent_peer_consecutive_failures > 0/' "$R" > "$T/packaging/latsplit.rules.yml"
+if cmp -s "$R" "$T/packaging/latsplit.rules.yml"; then
+	not_ok "the rules with a peer down after one failure differ" "sed changed nothing in $R"
+else
+	check_fails "the cases catch a peer down after one failed session" promtool test rules "$T/tests/host/agent-rules.test.yml"
 fi
 done_testing

@@ -9,6 +9,7 @@
  * promtool (Debian's prometheus package, the Prometheus project's own
  * checker) accepts it without a lint problem.
  */
+#include <arpa/inet.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -282,17 +283,91 @@ TEST(breakdown_accumulates_fails_and_expires)
 	EXPECT_EQ(NULL, strstr(b, "latsplit_breakdown_seconds{peer=\"node1\""));
 	EXPECT_EQ(NULL, strstr(b, "latsplit_breakdown_level{peer=\"node1\""));
 	free(b);
-	/* fresh again, then a failed breakdown: figures dropped, its time kept */
-	st.now = 1700000200;
-	ls_agent_take_bd(p, 1, NULL, 1700000190);
+	/*
+	 * A failed breakdown while the last measured one is fresh: its
+	 * figures stay, with their time; the failure is counted (as a failed
+	 * session too) and has a time of its own.
+	 */
+	st.now = 1700000130;
+	ls_agent_take_bd(p, 1, NULL, 1700000120);
+	b = page_st(p, 1, &st);
+	ASSERT_NE(NULL, b);
+	EXPECT_NE(NULL, strstr(b, "latsplit_breakdown_up{peer=\"node1\"} 1\n"));
+	EXPECT_NE(NULL, strstr(b, "latsplit_breakdown_seconds{peer=\"node1\",part=\"queuing\",quantile=\"0.5\"} 3e-06\n"));
+	EXPECT_EQ(1700000120, sample(b, "latsplit_breakdown_last_timestamp_seconds{peer=\"node1\"} "));
+	EXPECT_EQ(1700000100, sample(b, "latsplit_breakdown_last_success_timestamp_seconds{peer=\"node1\"} "));
+	EXPECT_NE(NULL, strstr(b, "latsplit_agent_breakdown_failures_total{peer=\"node1\"} 1\n"));
+	EXPECT_NE(NULL, strstr(b, "latsplit_agent_breakdowns_total{peer=\"node1\"} 3\n"));
+	EXPECT_NE(NULL, strstr(b, "latsplit_agent_probe_failures_total{peer=\"node1\"} 1\n"));
+	EXPECT_NE(NULL, strstr(b, "latsplit_agent_probes_total{peer=\"node1\"} 3\n"));
+	EXPECT_NE(NULL, strstr(b, "latsplit_agent_peer_up{peer=\"node1\"} 0\n"));
+	free(b);
+	/* ... until the last measured one is stale */
+	st.now = 1700000100 + 61;
 	b = page_st(p, 1, &st);
 	ASSERT_NE(NULL, b);
 	EXPECT_NE(NULL, strstr(b, "latsplit_breakdown_up{peer=\"node1\"} 0\n"));
 	EXPECT_EQ(NULL, strstr(b, "latsplit_breakdown_seconds{peer=\"node1\""));
-	EXPECT_EQ(1700000190, sample(b, "latsplit_breakdown_last_timestamp_seconds{peer=\"node1\"} "));
-	EXPECT_NE(NULL, strstr(b, "latsplit_agent_breakdown_failures_total{peer=\"node1\"} 1\n"));
-	EXPECT_NE(NULL, strstr(b, "latsplit_agent_breakdowns_total{peer=\"node1\"} 3\n"));
 	free(b);
+	/* a busy refusal is no result: counted, the figures untouched */
+	ls_agent_take_busy(p);
+	EXPECT_EQ(4, p->probes);
+	EXPECT_EQ(1, p->busy);
+	EXPECT_EQ(1, p->failures);
+	EXPECT_EQ(1700000100, p->bd_ok_ts);
+	free(p);
+}
+
+/*
+ * Every session feeds the one-way summary: a breakdown its total, a probe
+ * its summary; --breakdown-every 1 (breakdowns only) still fills the
+ * one-way series and counts sessions. The parts come from breakdowns alone.
+ */
+TEST(every_session_feeds_oneway)
+{
+	static char *const names[] = { "node1" };
+	struct ls_agent_stats st = { .version = "9.9" };
+	struct bd_prom_pair bd = bd_rec(100);
+	struct ls_summary s = { .count = 40, .p50 = 9000, .mean = 9000 };
+	struct ls_agent_peer *p;
+	struct ls_err err = { 0 };
+	char *b;
+
+	ASSERT_EQ(0, ls_agent_peers_merge(NULL, 0, names, 1, &p, &err));
+	ls_agent_take_bd(p, 0, &bd, 1700000000);
+	b = page_st(p, 1, &st);
+	ASSERT_NE(NULL, b);
+	/* the breakdown's total (1 us) is the one-way summary */
+	EXPECT_NE(NULL, strstr(b, "latsplit_agent_oneway_seconds{peer=\"node1\",quantile=\"0.5\"} 1e-06\n"));
+	EXPECT_EQ(100, sample(b, "latsplit_agent_oneway_seconds_count{peer=\"node1\"} "));
+	EXPECT_NE(NULL, strstr(b, "latsplit_agent_probes_total{peer=\"node1\"} 1\n"));
+	EXPECT_NE(NULL, strstr(b, "latsplit_breakdown_seconds{peer=\"node1\",part=\"queuing\",quantile=\"0.5\"} 3e-06\n"));
+	free(b);
+	/* a probe: the one-way summary moves, the breakdown's parts stay as they were */
+	ls_agent_take_probe(p, 0, &s, 1700000005);
+	b = page_st(p, 1, &st);
+	ASSERT_NE(NULL, b);
+	EXPECT_NE(NULL, strstr(b, "latsplit_agent_oneway_seconds{peer=\"node1\",quantile=\"0.5\"} 9e-06\n"));
+	EXPECT_EQ(140, sample(b, "latsplit_agent_oneway_seconds_count{peer=\"node1\"} "));
+	EXPECT_NE(NULL, strstr(b, "latsplit_breakdown_seconds{peer=\"node1\",part=\"queuing\",quantile=\"0.5\"} 3e-06\n"));
+	EXPECT_EQ(100, sample(b, "latsplit_breakdown_seconds_count{peer=\"node1\",part=\"queuing\"} "));
+	EXPECT_EQ(NULL, strstr(b, "latsplit_agent_part_seconds"));
+	free(b);
+	/* a failed session: no one-way sample, a failure counted */
+	ls_agent_take_probe(p, 1, NULL, 1700000015);
+	b = page_st(p, 1, &st);
+	ASSERT_NE(NULL, b);
+	EXPECT_EQ(NULL, strstr(b, "latsplit_agent_oneway_seconds{peer=\"node1\""));
+	EXPECT_NE(NULL, strstr(b, "latsplit_agent_probe_failures_total{peer=\"node1\"} 1\n"));
+	EXPECT_NE(NULL, strstr(b, "latsplit_agent_peer_consecutive_failures{peer=\"node1\"} 1\n"));
+	free(b);
+	/* failures in a row count up, busy refusals leave them, a measured session resets them */
+	ls_agent_take_bd(p, 1, NULL, 1700000020);
+	ls_agent_take_busy(p);
+	EXPECT_EQ(2, p->consec_failures);
+	ls_agent_take_probe(p, 0, &s, 1700000025);
+	EXPECT_EQ(0, p->consec_failures);
+	EXPECT_EQ(2, p->failures);
 	free(p);
 }
 
@@ -328,6 +403,12 @@ TEST(stale_peers_are_down)
 	free(p);
 }
 
+/* Peer "c" has a session in flight. */
+static bool is_c(void *arg, const struct ls_agent_peer *peer)
+{
+	return !strcmp(peer->name, "c");
+}
+
 TEST(owed_sessions_oldest_first)
 {
 	static char *const names[] = { "a", "b", "c" };
@@ -335,16 +416,98 @@ TEST(owed_sessions_oldest_first)
 	struct ls_err err = { 0 };
 
 	ASSERT_EQ(0, ls_agent_peers_merge(NULL, 0, names, 3, &p, &err));
-	EXPECT_EQ(NULL, ls_agent_owed_next(p, 3));
+	EXPECT_EQ(NULL, ls_agent_owed_next(p, 3, NULL, NULL));
 	p[2].owed = 1 + 41;
 	p[0].owed = 1 + 43;
-	EXPECT_EQ(&p[2], ls_agent_owed_next(p, 3));
+	EXPECT_EQ(&p[2], ls_agent_owed_next(p, 3, NULL, NULL));
+	/* the oldest one's own session still runs: the next one is not held back */
+	EXPECT_EQ(&p[0], ls_agent_owed_next(p, 3, is_c, NULL));
+	p[0].owed = 0;
+	EXPECT_EQ(NULL, ls_agent_owed_next(p, 3, is_c, NULL));
 	p[2].owed = 0;
-	EXPECT_EQ(&p[0], ls_agent_owed_next(p, 3));
+	p[0].owed = 1 + 43;
+	EXPECT_EQ(&p[0], ls_agent_owed_next(p, 3, NULL, NULL));
 	/* slot 0 is owed as 1: not "none" */
 	p[1].owed = 1 + 0;
-	EXPECT_EQ(&p[1], ls_agent_owed_next(p, 3));
+	EXPECT_EQ(&p[1], ls_agent_owed_next(p, 3, NULL, NULL));
 	free(p);
+}
+
+/* addr (numeric IPv4 or IPv6) into ss. */
+static void sa(struct sockaddr_storage *ss, const char *addr)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (strchr(addr, ':')) {
+		ss->ss_family = AF_INET6;
+		inet_pton(AF_INET6, addr, &((struct sockaddr_in6 *)ss)->sin6_addr);
+	} else {
+		ss->ss_family = AF_INET;
+		inet_pton(AF_INET, addr, &((struct sockaddr_in *)ss)->sin_addr);
+	}
+}
+
+/*
+ * This node in its list: by name (case-insensitive), else by one of its
+ * addresses; --self not listed and a node listed twice are refused. An IP
+ * list without --self found nothing before, so every node probed the
+ * same target in a slot.
+ */
+TEST(self_by_name_or_address)
+{
+	static char *const ips[] = { "192.0.2.1", "192.0.2.2", "fd00::3" };
+	static char *const names[] = { "node1", "Node2", "192.0.2.2" };
+	struct ls_peers lip = { (char **)ips, 3 }, lname = { (char **)names, 3 };
+	struct sockaddr_storage local[3];
+	struct ls_err err = { 0 };
+	size_t idx = 99;
+
+	sa(&local[0], "127.0.0.1");
+	sa(&local[1], "192.0.2.2");
+	sa(&local[2], "fd00::9");
+	/* an IP list, the host name not in it: found by address */
+	ASSERT_EQ(0, ls_agent_find_self(&lip, "f", "somehost", false, local, 3, &idx, &err));
+	EXPECT_EQ(1, idx);
+	/* IPv6 too */
+	sa(&local[1], "fd00::3");
+	ASSERT_EQ(0, ls_agent_find_self(&lip, "f", "somehost", false, local, 3, &idx, &err));
+	EXPECT_EQ(2, idx);
+	/* none of its addresses listed, no name: not listed (list.n) */
+	sa(&local[1], "10.1.1.1");
+	sa(&local[2], "fd00::9");
+	ASSERT_EQ(0, ls_agent_find_self(&lip, "f", "somehost", false, local, 3, &idx, &err));
+	EXPECT_EQ(3, idx);
+	/* by name, case-insensitive, before addresses */
+	ASSERT_EQ(0, ls_agent_find_self(&lname, "f", "node2", false, local, 3, &idx, &err));
+	EXPECT_EQ(1, idx);
+	/* --self not in the list: refused */
+	EXPECT_EQ(-1, ls_agent_find_self(&lname, "f", "node7", true, local, 3, &idx, &err));
+	EXPECT_NE(NULL, strstr(err.msg, "--self node7 is not in f"));
+	/* listed twice: by --self and by one of its addresses */
+	sa(&local[1], "192.0.2.2");
+	EXPECT_EQ(-1, ls_agent_find_self(&lname, "f", "node1", true, local, 3, &idx, &err));
+	EXPECT_NE(NULL, strstr(err.msg, "f lists this node twice: node1 (--self) and 192.0.2.2"));
+	/* two entries resolving to its addresses, no name: refused */
+	sa(&local[2], "fd00::3");
+	EXPECT_EQ(-1, ls_agent_find_self(&lip, "f", "somehost", false, local, 3, &idx, &err));
+	EXPECT_NE(NULL, strstr(err.msg, "192.0.2.2 and fd00::3 are both addresses of this host"));
+}
+
+/* The host's own addresses include loopback's. */
+TEST(local_addrs_has_loopback)
+{
+	struct sockaddr_storage *local, lo;
+	struct ls_err err = { 0 };
+	size_t n = 0;
+	bool found = false;
+
+	ASSERT_EQ(0, ls_agent_local_addrs(&local, &n, &err));
+	sa(&lo, "127.0.0.1");
+	for (size_t i = 0; i < n; i++)
+		found |= local[i].ss_family == AF_INET &&
+			 ((struct sockaddr_in *)&local[i])->sin_addr.s_addr ==
+			 ((struct sockaddr_in *)&lo)->sin_addr.s_addr;
+	EXPECT_TRUE(found);
+	free(local);
 }
 
 TEST_HARNESS_MAIN

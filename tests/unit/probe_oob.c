@@ -335,9 +335,14 @@ TEST(listen_port_in_use_and_connect)
 	EXPECT_EQ(-1, ls_oob_accept_conn(l1, 20000000ull, &s, &err));
 	EXPECT_NE(NULL, strstr(err.msg, "timed out"));
 	close(l1);
-	/* the port is closed now: refused */
+	/* the port is closed now: refused, told apart (a prober may try again) */
+	err.code = LS_E_FAILED;
 	EXPECT_EQ(-1, ls_oob_connect("127.0.0.1", port, 1000000000ull, &c, &err));
 	EXPECT_NE(NULL, strstr(err.msg, "refused"));
+	EXPECT_EQ(LS_E_PEER_REFUSED, err.code);
+	/* a failure that is not a refusal keeps another code */
+	EXPECT_EQ(-1, ls_oob_connect("no-such-host.invalid", port, 1000000000ull, &c, &err));
+	EXPECT_NE(LS_E_PEER_REFUSED, err.code);
 }
 
 TEST_HARNESS_MAIN

@@ -30,6 +30,7 @@
 #define BD_DRAIN_MS		500	/* few wakeups: the drain competes with the probe */
 #define BD_SLACK_NS		200000000ull	/* records kept around the run */
 #define BD_PRERUN_MAX		262144		/* records held while waiting for the run */
+#define BD_REFUSED_RETRY_NS	1500000000ull	/* the agent's: a restarting responder's gap */
 
 struct bd_cli {
 	struct ls_probe_opts o;
@@ -121,6 +122,7 @@ struct bd_ctx {
 	const struct ls_probe_result *res;
 	bool had_session;		/* responder: a prober session was begun */
 	bool idle_paused;		/* --pause-idle: the backend is paused now */
+	struct ls_err fail;		/* why the last prober run failed (its code kept) */
 };
 
 struct ls_json;
@@ -130,8 +132,13 @@ extern const char *const bd_host_names[2];
 /* What the inferred base floor assumes (text and JSON reports). */
 extern const char *const bd_floor_assumption;
 
-/* cli.c: the agent's breakdown of one peer (argv: `breakdown PEER ...`) */
-int bd_agent_once(int argc, char **argv, struct bd_prom_pair *pp);
+/*
+ * cli.c: the agent's breakdown of one peer (argv: `breakdown PEER ...`);
+ * on failure err says why (code LS_E_PEER_BUSY: the responder was serving
+ * another prober). A refused connect is tried again for BD_REFUSED_RETRY_NS:
+ * the breakdown responder restarts between sessions.
+ */
+int bd_agent_once(int argc, char **argv, struct bd_prom_pair *pp, struct ls_err *err);
 /* session.c */
 int bd_start(struct bd_ctx *x, struct ls_err *err);
 void bd_stop(struct bd_ctx *x);

@@ -241,6 +241,17 @@ out:
 	return ret;
 }
 
+/* The analysis' defaults: one store-and-forward hop, the floor and tail quantiles, the thresholds. */
+static void bd_analysis_defaults(struct bd_cli *c)
+{
+	c->hops = 1;
+	c->sw = LS_SWITCH_SF;
+	c->floor_q = 0.05;
+	c->tail_frac = 0.01;
+	c->preempt_slack_ns = 200000;
+	ls_thresholds_default(&c->thr);
+}
+
 /* The analysis' settings from the options. */
 static void bd_params(const struct bd_cli *c, struct ls_bd_params *p)
 {
@@ -336,7 +347,8 @@ static int run_pair(struct bd_cli *c, struct bd_ctx *x, const struct ls_bd_base 
 	snprintf(x->local.rate, sizeof(x->local.rate), "%s", r.dev.rate);
 	x->local.link_gbps = r.dev.link_gbps;
 	if (!x->have_peer) {
-		ls_warn("breakdown: the responder sent no breakdown data");
+		ls_errf(&err, "the responder sent no breakdown data");
+		ls_warn("breakdown: %s", err.msg);
 		rc = LS_EXIT_FAIL;
 		goto out;
 	}
@@ -377,6 +389,11 @@ static int run_pair(struct bd_cli *c, struct bd_ctx *x, const struct ls_bd_base 
 		rc = LS_EXIT_USAGE;
 	}
 out:
+	if (rc != LS_EXIT_OK) {
+		x->fail = err;
+		if (!x->fail.msg[0])
+			snprintf(x->fail.msg, sizeof(x->fail.msg), "breakdown failed (exit status %d)", rc);
+	}
 	if (sf)
 		ls_afile_abort(sf);
 	if (rf)
@@ -475,12 +492,7 @@ static int bd_setup(struct bd_cli *c, struct bd_ctx *x, int argc, char **argv)
 	c->o.nsizes = 1;
 	c->backend = "auto";
 	c->ring_kib = BD_DEFAULT_RING_KIB;
-	c->hops = 1;
-	c->sw = LS_SWITCH_SF;
-	c->floor_q = 0.05;
-	c->tail_frac = 0.01;
-	c->preempt_slack_ns = 200000;
-	ls_thresholds_default(&c->thr);
+	bd_analysis_defaults(c);
 	rc = parse(c, argc, argv);
 	if (rc)
 		return rc;
@@ -522,7 +534,7 @@ int cmd_breakdown(int argc, char **argv)
  * the record crosses a pipe). Returns the exit status; the report goes to
  * stdout (the agent points it at /dev/null).
  */
-int bd_agent_once(int argc, char **argv, struct bd_prom_pair *pp)
+int bd_agent_once(int argc, char **argv, struct bd_prom_pair *pp, struct ls_err *err)
 {
 	struct ls_bd_base base;
 	struct bd_cli c;
@@ -532,13 +544,19 @@ int bd_agent_once(int argc, char **argv, struct bd_prom_pair *pp)
 	memset(pp, 0, sizeof(*pp));
 	memset(&base, 0, sizeof(base));
 	rc = bd_setup(&c, &x, argc, argv);
-	if (rc)
+	if (rc) {
+		ls_errcf(err, LS_E_USAGE, "breakdown: bad options");
 		return rc == LS_OPTS_HELP ? LS_EXIT_USAGE : rc;
+	}
 	if (!c.is_prober || c.peers) {
+		ls_errcf(err, LS_E_USAGE, "breakdown: the agent's breakdown takes one PEER");
 		rc = ls_opts_bad("breakdown", "the agent's breakdown takes one PEER");
 		goto out;
 	}
+	c.o.refused_retry_ns = BD_REFUSED_RETRY_NS;
 	rc = run_pair(&c, &x, &base, NULL, NULL, pp);
+	if (rc)
+		*err = x.fail;
 	pp->head.ok = rc == LS_EXIT_OK;
 	free(pp->ctr);
 	pp->ctr = NULL;

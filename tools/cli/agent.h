@@ -4,12 +4,16 @@
  * how that becomes its /metrics page, apart from the process so the unit
  * tests can drive them.
  *
- * The agent keeps, per peer of its list, the last probe's one-way summary
- * (with every probe's sample sum and count, the summary's _sum and
- * _count), counters of probes, failures, busy refusals and skipped slots,
- * the session it is owed after a skipped slot, and the last breakdown's
- * record (struct bd_prom_pair, as `breakdown --prom` keeps it) with its
- * time. A peer whose last result is older than a bound is shown down.
+ * The agent keeps, per peer of its list, the last session's one-way
+ * summary (with every session's sample sum and count, the summary's _sum
+ * and _count), counters of sessions, failures, busy refusals and skipped
+ * slots, the session it is owed after a skipped slot, and the last
+ * measured breakdown's record (struct bd_prom_pair, as `breakdown --prom`
+ * keeps it) with its time. Every session, probe or kernel-recorded
+ * breakdown, feeds the one-way summary; the three parts come from
+ * breakdowns alone: a probe without kernel records cannot tell the hosts'
+ * time from queuing, and an agent must not call one the other. A peer
+ * whose last result is older than a bound is shown down.
  * Memory is one fixed-size record per peer (at most LS_PEERS_MAX). The page
  * is rendered with the Prometheus writer (prom.h) into a memory buffer.
  */
@@ -30,21 +34,23 @@
 struct ls_agent_peer {
 	char name[LS_PEER_NAME_MAX + 1];
 	double since;			/* when it joined the list, Unix seconds */
-	bool probed;			/* a probe session ended (ok or not) */
+	bool probed;			/* a session ended (ok or not) */
 	bool up;			/* the last finished session (probe or breakdown) measured */
-	struct ls_summary oneway;	/* the last probe's one-way latency, ns (probed && up) */
-	double ow_sum_ns;		/* every successful probe's samples: their sum, ns */
+	struct ls_summary oneway;	/* the last session's one-way latency, ns (probed && up) */
+	double ow_sum_ns;		/* every successful session's samples: their sum, ns */
 	uint64_t ow_count;		/* ... and their count (the summary's _sum, _count) */
-	double last_ts;			/* when the last probe or breakdown ended, Unix seconds */
-	uint64_t probes;		/* probe sessions run (busy refusals included) */
-	uint64_t failures;		/* probe sessions that failed (not busy) */
+	double last_ts;			/* when the last session ended, Unix seconds */
+	uint64_t probes;		/* sessions run, probe or breakdown (busy refusals included) */
+	uint64_t failures;		/* sessions that failed (not busy) */
+	uint64_t consec_failures;	/* ... in a row, up to the last one (0: it measured) */
 	uint64_t busy;			/* refused: the responder served another prober */
-	uint64_t breakdowns, bd_failures;
+	uint64_t breakdowns, bd_failures;	/* the kernel-recorded ones among them */
 	uint64_t skipped;		/* its slots skipped: --max-sessions in flight */
 	uint64_t owed;			/* 0, or 1 + the slot whose session it is owed */
 	bool owed_bd;			/* the owed session is a breakdown */
-	bool have_bd;			/* bd holds the last breakdown (bd.head.ok: it measured) */
+	bool have_bd;			/* a breakdown ended (ok or not) */
 	double bd_ts;			/* when the last breakdown ended, Unix seconds */
+	double bd_ok_ts;		/* when the last measured one ended (bd holds it), or 0 */
 	struct bd_prom_pair bd;		/* ctr NULL: its statistics list is not kept */
 	double bd_sum_ns[4];		/* every measured breakdown's samples, by part: sum */
 	uint64_t bd_count[4];		/* ... and count */
@@ -63,20 +69,33 @@ struct ls_agent_stats {
 
 /*
  * Take a probe session's result into p at now (Unix seconds): rc 0 with its
- * one-way summary s (accumulated into _sum and _count), else a failure.
- * A busy refusal is not a result: count it with p->busy instead.
+ * one-way summary s (accumulated into _sum and _count), else a failure. A
+ * busy refusal is not a result: ls_agent_take_busy().
  */
 void ls_agent_take_probe(struct ls_agent_peer *p, int rc, const struct ls_summary *s,
 			 double now);
 /*
- * Take a breakdown session's result: rc 0 with its record bd (kept, its
- * parts accumulated; a measured breakdown also shows the peer up), else a
- * failure (the last figures are dropped: the pair shows breakdown_up 0).
+ * Take a breakdown session's result: rc 0 with its record bd (kept; its
+ * total feeds the one-way summary, its parts the breakdown's summaries;
+ * the peer is up), else a failure, counted as a
+ * failed session too; the last measured breakdown's figures stay, with
+ * their time, until they are stale.
  */
 void ls_agent_take_bd(struct ls_agent_peer *p, int rc, const struct bd_prom_pair *bd,
 		      double now);
-/* The peer whose owed session is the oldest (see owed), or NULL. */
-struct ls_agent_peer *ls_agent_owed_next(struct ls_agent_peer *p, size_t n);
+/*
+ * A session (probe or breakdown) the peer refused because it was serving
+ * another prober: counted, not a result (the last figures stay).
+ */
+void ls_agent_take_busy(struct ls_agent_peer *p);
+/*
+ * The peer whose owed session is the oldest (see owed), or NULL; a peer
+ * for which busy(arg, peer) is true (its own session still runs) is passed
+ * over, so it does not hold the others back. busy may be NULL.
+ */
+struct ls_agent_peer *ls_agent_owed_next(struct ls_agent_peer *p, size_t n,
+					 bool (*busy)(void *arg, const struct ls_agent_peer *peer),
+					 void *arg);
 /*
  * Whether p's last result (or, never probed, its joining the list) is
  * older than stale_s at now.
@@ -91,6 +110,20 @@ bool ls_agent_peer_stale(const struct ls_agent_peer *p, double now, double stale
 int ls_agent_peers_merge(const struct ls_agent_peer *old, size_t nold,
 			 char *const *names, size_t n, struct ls_agent_peer **out,
 			 struct ls_err *err);
+struct sockaddr_storage;
+/* agent_self.c: this host's IPv4 and IPv6 interface addresses (getifaddrs) into *out (malloc'd). */
+int ls_agent_local_addrs(struct sockaddr_storage **out, size_t *n, struct ls_err *err);
+/*
+ * agent_self.c: this node's index in list l (read from file) into *idx, or
+ * l->n when it is not listed. By name first (self, case-insensitive: the
+ * host name, or --self when given); without a name match, the one entry
+ * that resolves to an address of this host (local[0..nlocal)). Errors:
+ * --self given but not listed; this node listed twice (its name and one of
+ * its numeric addresses, or two entries resolving to its addresses).
+ */
+int ls_agent_find_self(const struct ls_peers *l, const char *file, const char *self,
+		       bool given, const struct sockaddr_storage *local, size_t nlocal,
+		       size_t *idx, struct ls_err *err);
 /* Write the /metrics page for peers p[0..n) and st to fp (Prometheus text 0.0.4). */
 int ls_agent_render(FILE *fp, const struct ls_agent_peer *p, size_t n,
 		    const struct ls_agent_stats *st, struct ls_err *err);

@@ -33,57 +33,78 @@ int ls_agent_peers_merge(const struct ls_agent_peer *old, size_t nold,
 	return 0;
 }
 
-/* Take a probe session's result into p (see agent.h). */
-void ls_agent_take_probe(struct ls_agent_peer *p, int rc, const struct ls_summary *s,
-			 double now)
+/* A measured session's one-way summary s into p's, accumulated. */
+static void take_oneway(struct ls_agent_peer *p, const struct ls_summary *s)
+{
+	p->oneway = *s;
+	p->ow_sum_ns += s->mean * (double)s->count;
+	p->ow_count += s->count;
+}
+
+/* A session of p ended at now: counted, and failed when rc is not 0. */
+static void take_session(struct ls_agent_peer *p, int rc, double now)
 {
 	p->probes++;
 	p->probed = true;
 	p->last_ts = now;
+	p->up = !rc;
 	if (rc) {
 		p->failures++;
-		p->up = false;
-		return;
+		p->consec_failures++;
+	} else {
+		p->consec_failures = 0;
 	}
-	p->up = true;
-	p->oneway = *s;
-	p->ow_sum_ns += s->mean * (double)s->count;
-	p->ow_count += s->count;
+}
+
+/* Take a probe session's result into p (see agent.h). */
+void ls_agent_take_probe(struct ls_agent_peer *p, int rc, const struct ls_summary *s,
+			 double now)
+{
+	take_session(p, rc, now);
+	if (!rc)
+		take_oneway(p, s);
 }
 
 /* Take a breakdown session's result into p (see agent.h). */
 void ls_agent_take_bd(struct ls_agent_peer *p, int rc, const struct bd_prom_pair *bd,
 		      double now)
 {
+	take_session(p, rc, now);
 	p->breakdowns++;
 	p->bd_ts = now;
 	p->have_bd = true;
 	if (rc) {
-		p->bd_failures++;
-		memset(&p->bd, 0, sizeof(p->bd));	/* breakdown_up 0, no figures */
+		p->bd_failures++;	/* the last measured figures stay until stale */
 		return;
 	}
 	p->bd = *bd;
 	p->bd.ctr = NULL;
 	p->bd.nctr = 0;
 	p->bd.head.ok = true;
+	p->bd_ok_ts = now;
 	for (int k = 0; k < 4; k++) {
 		p->bd_sum_ns[k] += bd->sums[k].mean * (double)bd->sums[k].count;
 		p->bd_count[k] += bd->sums[k].count;
 	}
-	/* it measured through the peer's responder: the peer is up */
-	p->probed = true;
-	p->up = true;
-	p->last_ts = now;
+	take_oneway(p, &bd->sums[0]);
 }
 
-/* The peer with the oldest owed session, or NULL. */
-struct ls_agent_peer *ls_agent_owed_next(struct ls_agent_peer *p, size_t n)
+/* A busy refusal of p's session (see agent.h). */
+void ls_agent_take_busy(struct ls_agent_peer *p)
+{
+	p->probes++;
+	p->busy++;
+}
+
+/* The peer with the oldest owed session that is not busy, or NULL. */
+struct ls_agent_peer *ls_agent_owed_next(struct ls_agent_peer *p, size_t n,
+					 bool (*busy)(void *arg, const struct ls_agent_peer *peer),
+					 void *arg)
 {
 	struct ls_agent_peer *best = NULL;
 
 	for (size_t i = 0; i < n; i++)
-		if (p[i].owed && (!best || p[i].owed < best->owed))
+		if (p[i].owed && (!best || p[i].owed < best->owed) && !(busy && busy(arg, &p[i])))
 			best = &p[i];
 	return best;
 }
@@ -108,7 +129,8 @@ static struct ls_summary cumulative(const struct ls_summary *last, double sum_ns
 }
 
 /* Which per-peer counter a family shows. */
-enum peer_ctr { CTR_PROBES, CTR_FAILURES, CTR_BUSY, CTR_BD, CTR_BD_FAILURES, CTR_SKIPPED };
+enum peer_ctr { CTR_PROBES, CTR_FAILURES, CTR_BUSY, CTR_BD, CTR_BD_FAILURES, CTR_SKIPPED,
+		CTR_CONSEC };
 
 /* Peer p's counter c. */
 static uint64_t peer_ctr(const struct ls_agent_peer *p, enum peer_ctr c)
@@ -124,6 +146,8 @@ static uint64_t peer_ctr(const struct ls_agent_peer *p, enum peer_ctr c)
 		return p->breakdowns;
 	case CTR_SKIPPED:
 		return p->skipped;
+	case CTR_CONSEC:
+		return p->consec_failures;
 	default:
 		return p->bd_failures;
 	}
@@ -134,17 +158,21 @@ static const struct {
 	const char *name, *help;
 	enum peer_ctr c;
 } peer_ctrs[] = {
-	{ "latsplit_agent_probes_total", "Probe sessions the agent started with the peer.",
+	{ "latsplit_agent_probes_total",
+	  "Sessions the agent started with the peer, probes and kernel-recorded breakdowns.",
 	  CTR_PROBES },
 	{ "latsplit_agent_probe_failures_total",
-	  "Probe sessions with the peer that failed (refusals for busy not counted).",
+	  "Sessions (probes and breakdowns) with the peer that failed (refusals for busy not counted).",
 	  CTR_FAILURES },
 	{ "latsplit_agent_probe_busy_total",
-	  "Probe sessions the peer refused because it was serving another prober.", CTR_BUSY },
-	{ "latsplit_agent_breakdowns_total", "Kernel-recorded breakdowns run with the peer.",
+	  "Sessions the peer refused because it was serving another prober (tried again later).",
+	  CTR_BUSY },
+	{ "latsplit_agent_breakdowns_total",
+	  "Kernel-recorded breakdowns run with the peer (also counted in latsplit_agent_probes_total).",
 	  CTR_BD },
 	{ "latsplit_agent_breakdown_failures_total",
-	  "Kernel-recorded breakdowns with the peer that failed.", CTR_BD_FAILURES },
+	  "Kernel-recorded breakdowns with the peer that failed (also counted in latsplit_agent_probe_failures_total).",
+	  CTR_BD_FAILURES },
 	{ "latsplit_agent_peer_skipped_slots_total",
 	  "The peer's slots skipped because --max-sessions sessions were in flight (its session runs later).",
 	  CTR_SKIPPED },
@@ -206,6 +234,11 @@ static int agent_families(struct ls_prom *pr, size_t n, const struct ls_agent_st
 			   err) ||
 	    ls_prom_sample(pr, NULL, NULL, 0, (double)st->responder_restarts, err))
 		return -1;
+	if (ls_prom_family(pr, "latsplit_agent_breakdown_stale_after_seconds", LS_PROM_GAUGE,
+			   "Age past which the agent drops a breakdown's figures: 3 x --breakdown-every rounds of N-1 slots plus --session-timeout (0: no breakdowns).",
+			   err) ||
+	    ls_prom_sample(pr, NULL, NULL, 0, st->bd_stale_s, err))
+		return -1;
 	if (ls_prom_family(pr, "latsplit_agent_peers_reloads_total", LS_PROM_COUNTER,
 			   "Re-reads of the peers file on SIGHUP, by result (failed: the old list is kept).",
 			   err))
@@ -228,7 +261,7 @@ static int probe_families(struct ls_prom *pr, const struct ls_agent_peer *p, siz
 		     -1, err))
 		return -1;
 	if (ls_prom_family(pr, "latsplit_agent_oneway_seconds", LS_PROM_SUMMARY,
-			   "One-way RDMA latency to the peer (RTT/2): quantiles of the agent's last probe of it, _sum and _count over all its probes.",
+			   "One-way RDMA latency to the peer (RTT/2): quantiles of the agent's last session (probe or breakdown) with it, _sum and _count over all its sessions.",
 			   err))
 		return -1;
 	for (size_t i = 0; i < n; i++) {
@@ -250,13 +283,17 @@ static int probe_families(struct ls_prom *pr, const struct ls_agent_peer *p, siz
 		if (per_peer(pr, p, n, st, peer_ctrs[f].name, LS_PROM_COUNTER, peer_ctrs[f].help,
 			     (int)peer_ctrs[f].c, err))
 			return -1;
-	return 0;
+	return per_peer(pr, p, n, st, "latsplit_agent_peer_consecutive_failures", LS_PROM_GAUGE,
+			"Sessions with the peer that failed in a row, up to the last one (0: the last measured); busy refusals do not count.",
+			CTR_CONSEC, err);
 }
 
 /*
- * The last breakdowns, as `breakdown --prom` writes them (latsplit_breakdown_*):
- * a failed or stale one as breakdown_up 0 without figures; the summaries'
- * _sum and _count over all the peer's measured breakdowns; and when each ended.
+ * The last measured breakdowns, as `breakdown --prom` writes them
+ * (latsplit_breakdown_*): a failure keeps the last measured figures until
+ * they are stale, then (or before the first measured one) breakdown_up 0
+ * without figures; the summaries' _sum and _count over all the peer's
+ * measured breakdowns; when the last one ended and the last measured one.
  */
 static int bd_families(struct ls_prom *pr, const struct ls_agent_peer *p, size_t n,
 		       const struct ls_agent_stats *st, struct ls_err *err)
@@ -272,10 +309,10 @@ static int bd_families(struct ls_prom *pr, const struct ls_agent_peer *p, size_t
 	for (size_t i = 0; i < n; i++) {
 		if (!p[i].have_bd)
 			continue;
-		pp[k] = p[i].bd;
+		pp[k] = p[i].bd;	/* the last measured one: head.ok, or zeroed (none yet) */
 		pp[k].ctr = NULL;
 		pp[k].nctr = 0;
-		if (st->now > 0 && st->bd_stale_s > 0 && st->now - p[i].bd_ts > st->bd_stale_s)
+		if (st->now > 0 && st->bd_stale_s > 0 && st->now - p[i].bd_ok_ts > st->bd_stale_s)
 			pp[k].head.ok = false;
 		for (int s = 0; pp[k].head.ok && s < 4; s++)
 			pp[k].sums[s] = cumulative(&p[i].bd.sums[s], p[i].bd_sum_ns[s],
@@ -296,6 +333,17 @@ static int bd_families(struct ls_prom *pr, const struct ls_agent_peer *p, size_t
 			continue;
 		l = (struct ls_prom_label){ "peer", p[i].name };
 		if (ls_prom_sample(pr, NULL, &l, 1, p[i].bd_ts, err))
+			return -1;
+	}
+	if (ls_prom_family(pr, "latsplit_breakdown_last_success_timestamp_seconds", LS_PROM_GAUGE,
+			   "When the agent's last measured breakdown of the peer (the one shown) ended, Unix time.",
+			   err))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (!p[i].bd_ok_ts)
+			continue;
+		l = (struct ls_prom_label){ "peer", p[i].name };
+		if (ls_prom_sample(pr, NULL, &l, 1, p[i].bd_ok_ts, err))
 			return -1;
 	}
 	return 0;

@@ -53,6 +53,8 @@
 #define AGENT_RESTART_RESET_NS	60000000000ull	/* a responder that lived this long: backoff reset */
 #define AGENT_STALE_ROUNDS	3		/* a peer without a result for this many rounds: stale */
 #define AGENT_SLOT_MAX_NS	(24ull * 3600 * 1000000000)	/* --slot's upper bound */
+#define AGENT_HTTP_IDLE_S	3u		/* an HTTP connection idle this long is closed */
+#define AGENT_HTTP_PER_IP_DIV	4		/* one client: at most a quarter of the connections */
 
 struct agent_cli {
 	const char *peers;
@@ -175,7 +177,8 @@ static void usage(FILE *fp)
 "options:\n"
 "      --peers FILE          the fleet's hosts, one per line (re-read on SIGHUP)\n"
 "      --metrics ADDR:PORT   serve /metrics on this address only ([v6]:port)\n"
-"      --self NAME           this node's name in FILE (default: the host name)\n"
+"      --self NAME           this node's entry in FILE (default: the host name, else\n"
+"                            the entry that is one of this host's addresses)\n"
 "      --key FILE            shared key of the fleet (probe and responders)\n"
 "      --insecure            serve and probe without a key\n"
 "      --bind ADDR           the responders' listen address (default: the device's)\n"
@@ -188,7 +191,7 @@ static void usage(FILE *fp)
 "      --schedule S          round-robin (default) or random (a random start each round)\n"
 "      --seed N              the random schedule's seed, the same on every node (default 0)\n"
 "      --max-sessions N      probe sessions of this agent in flight at once (default 1)\n"
-"      --max-connections N   HTTP connections at once (default 16)\n"
+"      --max-connections N   HTTP connections at once (default 16; a quarter per client)\n"
 "  -n, --iters N             iterations per probe (default 200)\n"
 "      --verb VERB           the probes' verb: write (default), send or read\n"
 "      --session-timeout DUR kill a session running longer (default 60s)\n"
@@ -222,28 +225,25 @@ static uint64_t wall_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Find self in the list: its index, or list.n when it is not listed. */
-static size_t self_index(const struct ls_peers *l, const char *self)
-{
-	size_t i;
-
-	for (i = 0; i < l->n && strcmp(l->v[i], self); i++)
-		;
-	return i;
-}
-
 /* Load the peers file into a, keeping the records of hosts that stay. */
 static int load_peers(struct agent *a, struct ls_err *err)
 {
+	struct sockaddr_storage *local = NULL;
 	struct ls_agent_peer *np;
 	struct ls_peers l = { 0 };
-	char **names;
-	size_t self, k = 0;
+	char **names = NULL;
+	size_t self, nlocal = 0, k = 0;
 	int rc;
 
 	if (ls_peers_load(a->c.peers, &l, err))
 		return -1;
-	self = self_index(&l, a->self);
+	rc = ls_agent_local_addrs(&local, &nlocal, err);
+	if (!rc)
+		rc = ls_agent_find_self(&l, a->c.peers, a->self, a->c.self != NULL, local, nlocal,
+					&self, err);
+	free(local);
+	if (rc)
+		goto out;
 	names = calloc(l.n ? l.n : 1, sizeof(*names));
 	if (!names) {
 		ls_peers_free(&l);
@@ -253,7 +253,8 @@ static int load_peers(struct agent *a, struct ls_err *err)
 		if (i != self)
 			names[k++] = l.v[i];
 	if (!k) {
-		rc = ls_errf(err, "%s: no peer besides this node (%s)", a->c.peers, a->self);
+		rc = ls_errf(err, "%s: no peer besides this node (%s)", a->c.peers,
+			     self < l.n ? l.v[self] : a->self);
 		goto out;
 	}
 	rc = ls_agent_peers_merge(a->peers, a->npeers, names, k, &np, err);
@@ -390,9 +391,15 @@ static int parse_listen(const char *s, struct sockaddr_storage *ss, struct ls_er
 	return 0;
 }
 
-/* Start the HTTP server on --metrics only, its connections bounded. */
+/*
+ * Start the HTTP server on --metrics only, its connections bounded: one
+ * client address holds at most a quarter of them and an idle one is closed
+ * after AGENT_HTTP_IDLE_S, so one host's idle connections cannot keep
+ * Prometheus from scraping.
+ */
 static int start_http(struct agent *a, struct ls_err *err)
 {
+	unsigned int per_ip = a->c.max_conns / AGENT_HTTP_PER_IP_DIV;
 	struct sockaddr_storage ss = { 0 };
 	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD;
 	uint16_t port;
@@ -408,8 +415,8 @@ static int start_http(struct agent *a, struct ls_err *err)
 	a->mhd = MHD_start_daemon(flags, port, NULL, NULL, on_request, a,
 				  MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 				  MHD_OPTION_CONNECTION_LIMIT, a->c.max_conns,
-				  MHD_OPTION_PER_IP_CONNECTION_LIMIT, a->c.max_conns,
-				  MHD_OPTION_CONNECTION_TIMEOUT, 10u,
+				  MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip ? per_ip : 1u,
+				  MHD_OPTION_CONNECTION_TIMEOUT, AGENT_HTTP_IDLE_S,
 				  MHD_OPTION_END);
 	if (!a->mhd)
 		return ls_errcf(err, LS_E_IO, "--metrics: cannot listen on %s (in use, or not an address of this host?)",
@@ -527,9 +534,10 @@ static void __attribute__((noreturn)) child_main(struct agent *a, enum child_kin
 			snprintf(res.why, sizeof(res.why), "%s", err.msg);
 			break;
 		}
-		rc = bd_agent_once(ac, av, &res.bd);
+		rc = bd_agent_once(ac, av, &res.bd, &err);
+		res.busy = rc && err.code == LS_E_PEER_BUSY;
 		if (rc)
-			snprintf(res.why, sizeof(res.why), "breakdown failed (exit status %d)", rc);
+			snprintf(res.why, sizeof(res.why), "%s", err.msg);
 		break;
 	}
 	res.rc = rc;
@@ -621,22 +629,19 @@ static void session_done(struct agent *a, struct agent_child *c, int status)
 	if (a->stopping && n != (ssize_t)sizeof(res))
 		return;
 	was_up = !p->probed || p->up;
-	if (c->kind == CH_BD) {
-		ls_agent_take_bd(p, res.rc, &res.bd, (double)wall_ns() / 1e9);
-		if (!res.rc && !was_up)
-			agent_log("peer %s up again", p->name);
-		return;
-	}
 	if (res.busy) {
-		p->probes++;
-		p->busy++;
+		ls_agent_take_busy(p);
 		if (!c->retried)
 			plan_retry(a, c);
 		return;
 	}
-	ls_agent_take_probe(p, res.rc, &res.s, (double)wall_ns() / 1e9);
+	if (c->kind == CH_BD)
+		ls_agent_take_bd(p, res.rc, &res.bd, (double)wall_ns() / 1e9);
+	else
+		ls_agent_take_probe(p, res.rc, &res.s, (double)wall_ns() / 1e9);
 	if (res.rc && was_up)
-		agent_log("peer %s down: %s", p->name, res.why);
+		agent_log("peer %s down: %s%s", p->name, c->kind == CH_BD ? "breakdown: " : "",
+			  res.why);
 	else if (!res.rc && !was_up)
 		agent_log("peer %s up again", p->name);
 }
@@ -749,15 +754,24 @@ static void start_session(struct agent *a, enum child_kind kind, const char *pee
 	spawn(a, kind, peer, retried);
 }
 
-/* Start the owed sessions, oldest first, while --max-sessions allow. */
+/* Whether peer's own session is in flight (ls_agent_owed_next's busy). */
+static bool peer_in_flight(void *arg, const struct ls_agent_peer *peer)
+{
+	return in_flight(arg, peer->name);
+}
+
+/*
+ * Start the owed sessions, oldest first, while --max-sessions allow; a
+ * peer whose own session still runs waits without holding the others back.
+ */
 static void run_owed(struct agent *a)
 {
 	while (sessions(a) < a->c.max_sessions) {
-		struct ls_agent_peer *p = ls_agent_owed_next(a->peers, a->npeers);
+		struct ls_agent_peer *p = ls_agent_owed_next(a->peers, a->npeers, peer_in_flight, a);
 		enum child_kind kind;
 
-		if (!p || in_flight(a, p->name))
-			return;	/* its own session is still running: it waits */
+		if (!p)
+			return;
 		kind = p->owed_bd ? CH_BD : CH_PROBE;
 		p->owed = 0;
 		p->owed_bd = false;

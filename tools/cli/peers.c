@@ -10,13 +10,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define PEERS_FILE_MAX	(1u << 20)	/* bytes: 4096 names of 255 with room to spare */
 
-/* A host name or address: letters, digits and . - _ : (IPv6), % (scope), [ ]. */
+/* A host name or address: letters, digits and . - _ : (IPv6), % (scope). */
 static bool host_char_ok(unsigned char ch)
 {
-	return isalnum(ch) || strchr(".-_:%[]", ch);
+	return isalnum(ch) || strchr(".-_:%", ch);
 }
 
 /* Free a list filled by ls_peers_parse() or ls_peers_load(). */
@@ -35,6 +36,14 @@ static int add_host(const char *name, unsigned int line, const char *host, size_
 {
 	char *s;
 
+	/* [V6]: the address inside, as getaddrinfo() takes it */
+	if (len && host[0] == '[') {
+		if (len < 3 || host[len - 1] != ']' || !memchr(host, ':', len))
+			return ls_errcf(err, LS_E_USAGE, "%s:%u: '%.*s' is not [IPv6 address]", name, line,
+					(int)(len > 64 ? 64 : len), host);
+		host++;
+		len -= 2;
+	}
 	if (len > LS_PEER_NAME_MAX)
 		return ls_errcf(err, LS_E_USAGE, "%s:%u: host name longer than %u characters", name, line,
 				LS_PEER_NAME_MAX);
@@ -44,7 +53,8 @@ static int add_host(const char *name, unsigned int line, const char *host, size_
 					name, line, (int)(len > 64 ? 64 : len), host);
 	}
 	for (size_t i = 0; i < p->n; i++) {
-		if (strlen(p->v[i]) == len && !memcmp(p->v[i], host, len))
+		/* host names are case-insensitive */
+		if (strlen(p->v[i]) == len && !strncasecmp(p->v[i], host, len))
 			return ls_errcf(err, LS_E_USAGE, "%s:%u: %.*s is listed twice", name, line, (int)len, host);
 	}
 	if (p->n == LS_PEERS_MAX)

@@ -28,6 +28,7 @@ enum ls_err_code {
 	LS_E_PEER,		/* the peer failed, timed out or hung up */
 	LS_E_PEER_PROTO,	/* the peer speaks another protocol or runs another command */
 	LS_E_PEER_BUSY,		/* the responder is serving another prober: try again later */
+	LS_E_PEER_REFUSED,	/* nothing listens on the responder's port (it may be restarting) */
 };
 
 struct ls_err {

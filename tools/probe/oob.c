@@ -591,6 +591,15 @@ int ls_oob_accept_conn(int lfd, uint64_t timeout_ns, struct ls_oob *c,
 	return 0;
 }
 
+/* A failed connect's error: LS_E_PEER_REFUSED when nothing listens there. */
+static int connect_failed(struct ls_err *err, int e, const char *peer)
+{
+	ls_errnof(err, e, "connect to %s", peer);
+	if (err && e == ECONNREFUSED)
+		err->code = LS_E_PEER_REFUSED;
+	return -1;
+}
+
 /* Non-blocking connect to one address within the deadline. */
 static int connect_one(const struct addrinfo *ai, uint64_t deadline, int *out,
 		       const char *peer, struct ls_err *err)
@@ -604,7 +613,7 @@ static int connect_one(const struct addrinfo *ai, uint64_t deadline, int *out,
 	if (connect(fd, ai->ai_addr, ai->ai_addrlen) && errno != EINPROGRESS) {
 		e = errno;
 		close(fd);
-		return ls_errnof(err, e, "connect to %s", peer);
+		return connect_failed(err, e, peer);
 	}
 	if (wait_fd(fd, POLLOUT, deadline, "connect to", peer, err)) {
 		close(fd);
@@ -612,7 +621,7 @@ static int connect_one(const struct addrinfo *ai, uint64_t deadline, int *out,
 	}
 	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &el) || e) {
 		close(fd);
-		return ls_errnof(err, e ? e : errno, "connect to %s", peer);
+		return connect_failed(err, e ? e : errno, peer);
 	}
 	flags = fcntl(fd, F_GETFL);
 	fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);

@@ -206,7 +206,10 @@ int ls_oob_listen(const char *host, uint16_t port, int *lfd, struct ls_err *err)
 /* Accept one connection within timeout_ns (0 = wait forever). */
 int ls_oob_accept_conn(int lfd, uint64_t timeout_ns, struct ls_oob *c,
 		       struct ls_err *err);
-/* Connect to host:port, giving up after timeout_ns. */
+/*
+ * Connect to host:port, giving up after timeout_ns; err's code is
+ * LS_E_PEER_REFUSED when the last address refused (nothing listens).
+ */
 int ls_oob_connect(const char *host, uint16_t port, uint64_t timeout_ns,
 		   struct ls_oob *c, struct ls_err *err);
 /* Send one frame (header + payload) within timeout_ns. */

@@ -531,6 +531,24 @@ static int client_session(struct probe *p, struct ls_err *err)
 	return 0;
 }
 
+/*
+ * Connect to the responder; a refused connect is tried again every 100 ms
+ * for o->refused_retry_ns (a responder that restarts between sessions).
+ */
+static int connect_responder(const struct ls_probe_opts *o, struct ls_oob *c,
+			     struct ls_err *err)
+{
+	uint64_t until = ls_now_ns() + o->refused_retry_ns;
+
+	for (;;) {
+		if (!ls_oob_connect(o->peer, o->port, o->connect_timeout_ns, c, err))
+			return 0;
+		if (err->code != LS_E_PEER_REFUSED || ls_now_ns() >= until)
+			return -1;
+		usleep(100000);
+	}
+}
+
 /* Run a session as the prober. */
 int ls_probe_run_client(const struct ls_probe_opts *o, struct ls_probe_result *r,
 			struct ls_err *err)
@@ -556,7 +574,7 @@ int ls_probe_run_client(const struct ls_probe_opts *o, struct ls_probe_result *r
 			goto out;
 		}
 	}
-	if (ls_oob_connect(o->peer, o->port, o->connect_timeout_ns, &p.oob, err)) {
+	if (connect_responder(o, &p.oob, err)) {
 		ls_err_wrap(err, "responder %s unreachable (timeout %.3g s)", r->peer,
 			    (double)o->connect_timeout_ns / 1e9);
 		rc = -1;

@@ -91,6 +91,7 @@ struct ls_probe_opts {
 	uint16_t port;			/* OOB TCP port (and rdma_cm port) */
 	bool rdma_cm;			/* connect the QP with rdma_cm */
 	uint64_t connect_timeout_ns;	/* connecting / handshake */
+	uint64_t refused_retry_ns;	/* prober: a refused connect tried again this long (0: not) */
 	uint64_t wait_timeout_ns;	/* one iteration's answer or completion */
 	uint64_t listen_timeout_ns;	/* responder: wait for a prober, 0 = forever */
 	bool serve_forever;		/* responder: keep serving after a session */
