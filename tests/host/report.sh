@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # `latsplit report` on documents measured in the lab (tests/data/report/,
 # made by make-docs.sh there): every report validates as HTML5 with inline
-# SVG (html-validate), names no external resource, and loads in Debian's
+# SVG (html-validate and the W3C Nu checker, vnu-jar), names no external resource, and loads in Debian's
 # chromium (playwright-core) without console errors or network requests,
 # with the plots each kind should have, a screenshot that is not blank,
 # other colours in dark mode and one column in print. The CDF's p50/p99
@@ -28,7 +28,9 @@ WEB=$LS_TOP/tests/web
 D=$LS_TOP/tests/data/report
 command -v node >/dev/null || { not_ok "node installed" "run 'make deps' (nodejs)"; done_testing; }
 command -v chromium >/dev/null || { not_ok "chromium installed" "run 'make deps' (chromium)"; done_testing; }
-if [ ! -d "$WEB/node_modules/playwright-core" ] || [ ! -d "$WEB/node_modules/html-validate" ]; then
+command -v java >/dev/null || { not_ok "java installed" "run 'make deps' (openjdk-17-jre-headless)"; done_testing; }
+if [ ! -d "$WEB/node_modules/playwright-core" ] || [ ! -d "$WEB/node_modules/html-validate" ] ||
+   [ ! -f "$WEB/node_modules/vnu-jar/build/dist/vnu.jar" ]; then
 	make -C "$LS_TOP" --no-print-directory web-deps >"$T/npm.log" 2>&1 ||
 		{ not_ok "npm packages installed (make web-deps)" "$(tail -5 "$T/npm.log")"; done_testing; }
 fi
@@ -170,6 +172,11 @@ out=$(cd "$WEB" && node_modules/.bin/html-validate --config .htmlvalidate.json \
 	$(printf "$T/%s.html " "${HTML[@]}") 2>&1)
 if [ -z "$out" ]; then ok "html-validate (recommended rules): every report is valid HTML5 with inline SVG"
 else not_ok "html-validate (recommended rules): every report is valid HTML5 with inline SVG" "$out"; fi
+out=$(java -jar "$WEB/node_modules/vnu-jar/build/dist/vnu.jar" --errors-only \
+	$(printf "$T/%s.html " "${HTML[@]}") 2>&1)
+rc=$?
+if [ "$rc" = 0 ] && [ -z "$out" ]; then ok "W3C Nu checker (vnu-jar): no error in any report (HTML, SVG and CSS)"
+else not_ok "W3C Nu checker (vnu-jar): no error in any report (HTML, SVG and CSS)" "rc=$rc" "$out"; fi
 # src= and href= as attribute names, quoted values left out: the hostile
 # documents' names hold "<img src=x" as escaped text, in text and in values
 out=$(grep -noE 'https?:|url\(|@import' $(printf "$T/%s.html " "${HTML[@]}")

@@ -42,7 +42,7 @@ static const char css[] =
 	".d1{stroke-dasharray:7 4}.d2{stroke-dasharray:2 3}.d3{stroke-dasharray:10 3 2 3}\n"
 	".f1{fill-opacity:.55}.f2{fill-opacity:.35}.hollow{fill-opacity:.15}\n"
 	".cell{fill:var(--heat)}.cell.verdict{stroke:var(--accent);stroke-width:3}\n"
-	".cellv{font-size:10px;paint-order:stroke;stroke:var(--bg);stroke-width:3px}\n"
+	".cellv{font-size:10px;stroke:var(--bg);stroke-width:3px}\n"
 	".s0{stroke:var(--c0);fill:var(--c0)}.s1{stroke:var(--c1);fill:var(--c1)}"
 	".s2{stroke:var(--c2);fill:var(--c2)}.s3{stroke:var(--c3);fill:var(--c3)}"
 	".s4{stroke:var(--c4);fill:var(--c4)}.s5{stroke:var(--c5);fill:var(--c5)}"

@@ -368,7 +368,7 @@ static int heat_panel(struct ls_sb *b, const char *host, const struct rp_cell *c
 		ls_sb_printf(b, "\" data-value=\"%s\"><title>CPU %ld ", NUM(c[i].value_ns, -1), c[i].cpu);
 		ls_sb_esc(b, stages[k]);
 		ls_sb_printf(b, ": %s %s per sample%s</title></rect>"
-			     "<text class=\"cellv\" x=\"%s\" y=\"%s\" text-anchor=\"middle\">%s</text>\n",
+			     "<text class=\"cellv\" x=\"%s\" y=\"%s\" text-anchor=\"middle\" paint-order=\"stroke\">%s</text>\n",
 			     val, u.name, c[i].verdict ? " (the verdict's CPU)" : "",
 			     NUM(90 + cw * ((double)k + 0.5), 1), NUM(y0 + ch * (double)r + 15, 1), val);
 	}
