@@ -370,6 +370,59 @@ check "after a bad file: the old output is untouched" no_file_left
 expect_rc "unwritable -o (no such directory): exit 2" 2 "create temporary file for $T/no/dir/r.html" \
 	"$LS_BIN" report -o "$T/no/dir/r.html" "$T/breakdown-a.json"
 check "unwritable -o: nothing created" test ! -e "$T/no"
+
+# -o on what is not a plain new file: a device or FIFO is written to, never
+# replaced; a symlink's target is replaced and the link stays; an existing
+# file keeps its mode; an input file, a directory and "" are refused.
+O=$T/o; mkdir -p "$O"
+if mknod "$O/fakenull" c 1 3 2>/dev/null; then
+	check "-o a character device (a copy of /dev/null): exit 0" \
+		"$LS_BIN" report -o "$O/fakenull" "$T/breakdown-a.json"
+	check "-o a character device: still that device, not replaced by a file" \
+		test -c "$O/fakenull"
+	expect_rc "-o a character device, bad input: exit 2" 2 "bad.json:1:1" \
+		"$LS_BIN" report -o "$O/fakenull" "$T/bad.json"
+	check "-o a character device, bad input: still that device" test -c "$O/fakenull"
+else
+	skip "-o a character device is written to, not replaced" "mknod not permitted here"
+fi
+mkfifo "$O/fifo"
+timeout 30 cat "$O/fifo" >"$O/fifo.out" & reader=$!
+check "-o a FIFO: exit 0" timeout 20 "$LS_BIN" report -o "$O/fifo" "$T/breakdown-a.json"
+wait "$reader"
+check "-o a FIFO: still a FIFO, its reader got the whole page" \
+	bash -c "test -p '$O/fifo' && cmp -s '$O/fifo.out' '$T/breakdown.html'"
+# as /dev/stdout is, but in $O: a regression replaces this link, not /dev's
+ln -s /proc/self/fd/1 "$O/stdout"
+"$LS_BIN" report -o "$O/stdout" "$T/breakdown-a.json" 2>/dev/null | cat >"$O/stdout.out"
+check "-o a link to /proc/self/fd/1 (as /dev/stdout) into a pipe: the whole page, the link stays" \
+	bash -c "test -L '$O/stdout' && cmp -s '$O/stdout.out' '$T/breakdown.html'"
+echo old >"$O/real.html"; ln -s real.html "$O/link.html"
+check "-o a symlink: exit 0" "$LS_BIN" report -o "$O/link.html" "$T/breakdown-a.json"
+check "-o a symlink: the link stays, its target holds the page" \
+	bash -c "test -L '$O/link.html' && cmp -s '$O/real.html' '$T/breakdown.html'"
+mkdir "$O/sub"; ln -s sub/new.html "$O/dangling.html"
+check "-o a dangling symlink: the file it names is created with the page" \
+	bash -c "'$LS_BIN' report -o '$O/dangling.html' '$T/breakdown-a.json' 2>/dev/null &&
+		test -L '$O/dangling.html' && cmp -s '$O/sub/new.html' '$T/breakdown.html'"
+echo old >"$O/mode.html"; chmod 600 "$O/mode.html"
+"$LS_BIN" report -o "$O/mode.html" "$T/breakdown-a.json" 2>/dev/null
+check "-o an existing file of mode 600: replaced, mode still 600" \
+	bash -c "[ \"\$(stat -c %a '$O/mode.html')\" = 600 ] && cmp -s '$O/mode.html' '$T/breakdown.html'"
+cp "$T/breakdown-a.json" "$O/in.json"; ln -s in.json "$O/in-link.json"
+expect_rc "-o an input file: exit 2, refused" 2 "-o $O/in.json is the input $O/in.json: refusing" \
+	"$LS_BIN" report -o "$O/in.json" "$T/breakdown-b.json" "$O/in.json"
+expect_rc "-o a symlink to an input file: exit 2, refused" 2 "is the input $O/in.json: refusing" \
+	"$LS_BIN" report -o "$O/in-link.json" "$O/in.json"
+check "-o an input file: the input is untouched" cmp -s "$O/in.json" "$T/breakdown-a.json"
+expect_rc "-o \"\": exit 2, the name is empty" 2 "the output file name is empty" \
+	"$LS_BIN" report -o "" "$T/breakdown-a.json"
+expect_rc "-o a directory: exit 2, says so" 2 "$O is a directory, not a file to write" \
+	"$LS_BIN" report -o "$O" "$T/breakdown-a.json"
+out=$(ls -A "$O" "$O/sub" | grep -E '\.[A-Za-z0-9]{6}$')
+if [ -z "$out" ]; then ok "-o: no temporary file (NAME.XXXXXX) left beside any target"
+else not_ok "-o: no temporary file (NAME.XXXXXX) left beside any target" "$out"; fi
+
 expect_rc "breakdown --report on a responder: exit 2, belongs to the prober" 2 \
 	"--report and --baseline belong to the prober" "$LS_BIN" breakdown --insecure --report "$T/r.html"
 echo 192.0.2.2 >"$T/peers"

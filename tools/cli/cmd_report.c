@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -34,6 +35,9 @@ static void usage(FILE *fp)
 		"options:\n"
 		"  -o, --output FILE        write the report to FILE (default: stdout); written\n"
 		"                           to a temporary file and renamed, never half-written\n"
+		"                           (a symlink's target is replaced, a file keeps its\n"
+		"                           mode; a device or FIFO is written to, not replaced;\n"
+		"                           an input file is refused)\n"
 		"  -h, --help               this help\n");
 }
 
@@ -201,6 +205,22 @@ int ls_report_write(const struct ls_report *r, const char *path, struct ls_err *
 	return ls_afile_commit(&af, err);
 }
 
+/* Refuse an output file that is one of the inputs (the same file, by any name). */
+static int check_out_not_input(const char *out, char **in, int n, struct ls_err *err)
+{
+	struct stat so, si;
+
+	if (!out || !strcmp(out, "-") || stat(out, &so) || !S_ISREG(so.st_mode))
+		return 0;
+	for (int i = 0; i < n; i++) {
+		if (strcmp(in[i], "-") && !stat(in[i], &si) &&
+		    si.st_dev == so.st_dev && si.st_ino == so.st_ino)
+			return ls_errf(err, "-o %s is the input %s: refusing to overwrite a result "
+				       "with its report", out, in[i]);
+	}
+	return 0;
+}
+
 /* `latsplit report`. */
 int cmd_report(int argc, char **argv)
 {
@@ -220,6 +240,8 @@ int cmd_report(int argc, char **argv)
 		return ls_opts_exit(LS_EXIT_USAGE, "report", &err);
 	}
 	rc = LS_EXIT_USAGE;
+	if (check_out_not_input(o.out, argv + optind, argc - optind, &err))
+		goto out;
 	for (int i = optind; i < argc; i++) {
 		if (ls_report_add_file(&r, argv[i], &err))
 			goto out;
