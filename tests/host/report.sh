@@ -148,6 +148,21 @@ report irqw "$T/irqw.json"
 report ab5 "$T"/ab5-{0,1,2,3,4}.json
 report overflow "$T/overflow.json"
 HTML+=(hostile hostile-irq one few fleet irqw ab5 overflow)
+# other kinds among A/B results: each kind's 2..8 results still overlaid,
+# the others alone, and the page and stderr say which and why
+"$LS_BIN" report -o "$T/abmix.html" "$T/breakdown-a.json" "$T/breakdown-b.json" "$T/probe.json" 2>"$T/abmix.err"
+check "abmix (two breakdowns and a probe): stderr says the probe is shown alone and why" \
+	grep -q "probe.json: shown alone, not in an A/B overlay: the only probe result that can be overlaid" "$T/abmix.err"
+cp "$T/probe.json" "$T/probe2.json"
+"$LS_BIN" report -o "$T/abmix2.html" "$T/compare.json" "$T/breakdown-a.json" "$T/probe.json" \
+	"$T/breakdown-b.json" "$T/probe2.json" 2>"$T/abmix2.err"
+check "abmix2 (compare, two breakdowns, two probes): stderr says the compare is shown alone and why" \
+	grep -q "compare.json: shown alone, not in an A/B overlay: a compare result is a comparison already" "$T/abmix2.err"
+for k in 0 1 2 3; do cp "$T/ab5-$k.json" "$T/ab9-$k.json"; done
+"$LS_BIN" report -o "$T/ab9.html" "$T"/ab5-{0,1,2,3,4}.json "$T"/ab9-{0,1,2,3}.json 2>"$T/ab9.err"
+check "ab9 (nine breakdowns): stderr says each is shown alone, at most 8 are overlaid" \
+	test "$(grep -c 'shown alone, not in an A/B overlay: 9 breakdown results: an A/B view overlays at most 8' "$T/ab9.err")" = 9
+HTML+=(abmix abmix2 ab9)
 check "overflow: the heatmap's caption says one value was not a finite number" \
 	grep -q 'Note: 1 value of this plot was not a finite number' "$T/overflow.html"
 
@@ -293,6 +308,25 @@ m = marks(res["ab5"], "E: total", 4)
 out(close(m.get(0.5), doc["breakdown-a"]["total"]["p50_ns"]) and close(m.get(0.999), doc["breakdown-a"]["total"]["p999_ns"]),
     "ab5: E's total markers carry document 4 and stand at E's (breakdown-a's) p50_ns and p999_ns", m)
 out(res["ab5"]["tables"] == 4, "ab5: a significance table for each of B..E against A", res["ab5"]["tables"])
+# other kinds among the results: each kind's group overlaid, the rest alone and listed
+sec = res["abmix"]["sections"]
+out([(s["kind"], s["docs"]) for s in sec] == [("breakdown", 2), ("probe", 1)] and res["abmix"]["tables"] == 1,
+    "abmix: the two breakdowns are one A/B section with its significance table, the probe alone",
+    ([(s["kind"], s["docs"]) for s in sec], res["abmix"]["tables"]))
+out(len(res["abmix"]["alone"]) == 1 and res["abmix"]["alone"][0].endswith(
+    "probe.json: the only probe result that can be overlaid"), "abmix: the page says the probe is alone and why",
+    res["abmix"]["alone"])
+sec = res["abmix2"]["sections"]
+out([(s["kind"], s["docs"]) for s in sec] == [("compare", 1), ("breakdown", 2), ("probe", 2)] and
+    res["abmix2"]["tables"] == 2, "abmix2: compare alone, then the breakdowns' A/B and the probes' A/B (a table each)",
+    ([(s["kind"], s["docs"]) for s in sec], res["abmix2"]["tables"]))
+out(len(res["abmix2"]["alone"]) == 1 and "compare.json: a compare result" in res["abmix2"]["alone"][0],
+    "abmix2: the page lists the compare as alone, and nothing else", res["abmix2"]["alone"])
+out(len(res["ab9"]["sections"]) == 9 and res["ab9"]["tables"] == 0 and len(res["ab9"]["alone"]) == 9 and
+    all(a.endswith("9 breakdown results: an A/B view overlays at most 8") for a in res["ab9"]["alone"]),
+    "ab9: nine sections, no overlay, the page says why for each", (len(res["ab9"]["sections"]), res["ab9"]["alone"][:1]))
+for n in ("ab", "ab5", "fleet", "mixed", "breakdown"):
+    out(res[n]["alone"] == [], f"{n}: no 'shown alone' list (all overlaid, or none could be)", res[n]["alone"])
 PY
 
 # heatmap cells and A/B rows in the page text, against the documents

@@ -248,6 +248,13 @@ int cmd_report(int argc, char **argv)
 	}
 	if (ls_report_write(&r, o.out, &err))
 		goto out;
+	for (size_t k = 0; k < r.ndocs && ls_report_tell_alone(&r); k++) {
+		char why[160];
+
+		ls_report_alone_why(&r, k, why, sizeof(why));
+		if (why[0])
+			ls_warn("report: %s: shown alone, not in an A/B overlay: %s", r.docs[k].name, why);
+	}
 	for (size_t k = 0; k < r.ndocs; k++) {
 		if (r.docs[k].failed)
 			ls_warn("report: %s: a pair that was not measured (peer %s): shown as a failure",

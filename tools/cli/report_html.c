@@ -740,36 +740,119 @@ static int section(struct ls_sb *b, const struct ls_rdoc *d, size_t n, struct ls
 	return ret;
 }
 
-/*
- * Are the results one A/B view? Two to max of one kind (not compare), none
- * of them a fleet run's document or a failed pair.
- */
-static bool is_ab(const struct ls_report *r, size_t max)
+/* Can result d join an A/B overlay (not compare, not a fleet's pair, measured)? */
+static bool overlayable(const struct ls_rdoc *d)
 {
-	if (r->ndocs < 2 || r->ndocs > max || !strcmp(r->docs[0].kind, "compare"))
+	return strcmp(d->kind, "compare") && !d->fleet && !d->failed;
+}
+
+/* How many results of d's kind could be overlaid with it (d included)? */
+static size_t same_kind(const struct ls_report *r, const struct ls_rdoc *d)
+{
+	size_t n = 0;
+
+	for (size_t j = 0; j < r->ndocs; j++)
+		n += overlayable(&r->docs[j]) && !strcmp(r->docs[j].kind, d->kind);
+	return n;
+}
+
+/* Is result k overlaid in an A/B section with the others of its kind? */
+bool ls_report_overlaid(const struct ls_report *r, size_t k)
+{
+	size_t n;
+
+	if (!overlayable(&r->docs[k]))
 		return false;
+	n = same_kind(r, &r->docs[k]);
+	return n >= 2 && n <= RH_MAX_AB;
+}
+
+/* Why result k is not overlaid, into buf ("" when it is). */
+void ls_report_alone_why(const struct ls_report *r, size_t k, char *buf, size_t len)
+{
+	const struct ls_rdoc *d = &r->docs[k];
+	size_t n = overlayable(d) ? same_kind(r, d) : 0;
+
+	if (ls_report_overlaid(r, k))
+		snprintf(buf, len, "%s", "");
+	else if (!strcmp(d->kind, "compare"))
+		snprintf(buf, len, "a compare result is a comparison already, never overlaid");
+	else if (d->failed)
+		snprintf(buf, len, "a fleet run's pair that was not measured");
+	else if (d->fleet)
+		snprintf(buf, len, "one pair of a fleet run (--peers), shown pair by pair");
+	else if (n > RH_MAX_AB)
+		snprintf(buf, len, "%zu %s results: an A/B view overlays at most %d", n, d->kind,
+			 RH_MAX_AB);
+	else
+		snprintf(buf, len, "the only %s result that can be overlaid", d->kind);
+}
+
+/*
+ * Should the page (and stderr) say which results were not overlaid? When
+ * some were and others not, or a kind had too many to overlay.
+ */
+bool ls_report_tell_alone(const struct ls_report *r)
+{
+	bool any_ab = false, alone = false;
+
 	for (size_t k = 0; k < r->ndocs; k++) {
-		if (strcmp(r->docs[k].kind, r->docs[0].kind) || r->docs[k].fleet || r->docs[k].failed)
-			return false;
+		if (ls_report_overlaid(r, k))
+			any_ab = true;
+		else if (overlayable(&r->docs[k]) && same_kind(r, &r->docs[k]) > RH_MAX_AB)
+			return true;
+		else
+			alone = true;
 	}
-	return true;
+	return any_ab && alone;
+}
+
+/* The A/B section of the results of result k's kind that are overlaid (k the first). */
+static int section_ab(struct ls_sb *b, const struct ls_report *r, size_t k, struct ls_err *err)
+{
+	struct ls_rdoc *g = calloc(RH_MAX_AB, sizeof(*g));
+	size_t n = 0;
+	int ret;
+
+	if (!g)
+		return ls_errf(err, "out of memory");
+	for (size_t j = k; j < r->ndocs && n < RH_MAX_AB; j++) {
+		if (ls_report_overlaid(r, j) && !strcmp(r->docs[j].kind, r->docs[k].kind))
+			g[n++] = r->docs[j];
+	}
+	ret = section(b, g, n, err);
+	free(g);
+	return ret;
+}
+
+/* Has a result before k of k's kind opened k's A/B section? */
+static bool ab_drawn(const struct ls_report *r, size_t k)
+{
+	for (size_t j = 0; j < k; j++) {
+		if (ls_report_overlaid(r, j) && !strcmp(r->docs[j].kind, r->docs[k].kind))
+			return true;
+	}
+	return false;
 }
 
 /* The whole page. */
 int ls_report_render(const struct ls_report *r, struct ls_sb *out, struct ls_err *err)
 {
-	bool ab = is_ab(r, RH_MAX_AB), too_many = !ab && is_ab(r, SIZE_MAX);
-	size_t failed = 0;
+	size_t failed = 0, groups = 0;
+	char why[160];
 
+	for (size_t k = 0; k < r->ndocs; k++)
+		groups += ls_report_overlaid(r, k) && !ab_drawn(r, k);
 	ls_sb_printf(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 		     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 		     "<meta name=\"color-scheme\" content=\"light dark\">\n<title>latsplit report</title>\n"
 		     "<style>\n%s</style>\n</head>\n<body>\n<header>\n<h1>latsplit report</h1>\n"
 		     "<p>Inputs:</p>\n<ul>\n", css);
-	for (size_t k = 0; k < r->ndocs; k++) {
+	for (size_t k = 0, letter = 0; k < r->ndocs; k++) {
 		ls_sb_printf(out, "<li>");
-		if (ab)
-			ls_sb_printf(out, "%c: ", rh_doc_letter(k));
+		/* letters here only when one A/B section: its section names them otherwise */
+		if (groups == 1 && ls_report_overlaid(r, k))
+			ls_sb_printf(out, "%c: ", rh_doc_letter(letter++));
 		ls_sb_esc(out, r->docs[k].name);
 		ls_sb_printf(out, " (");
 		ls_sb_esc(out, r->docs[k].kind);
@@ -788,17 +871,28 @@ int ls_report_render(const struct ls_report *r, struct ls_sb *out, struct ls_err
 	if (failed)
 		ls_sb_printf(out, "<p class=\"failure\">Not measured: %zu of the %zu results (pairs of "
 			     "a fleet run); their sections say why.</p>\n", failed, r->ndocs);
-	if (too_many)
-		ls_sb_printf(out, "<p>More than %d results of one kind: each is shown alone (an A/B "
-			     "view overlays at most %d).</p>\n", RH_MAX_AB, RH_MAX_AB);
+	if (ls_report_tell_alone(r)) {
+		ls_sb_printf(out, "<p class=\"alone\">Shown alone, not in an A/B overlay:</p>\n<ul>\n");
+		for (size_t k = 0; k < r->ndocs; k++) {
+			ls_report_alone_why(r, k, why, sizeof(why));
+			if (!why[0])
+				continue;
+			ls_sb_printf(out, "<li>");
+			ls_sb_esc(out, r->docs[k].name);
+			ls_sb_printf(out, ": ");
+			ls_sb_esc(out, why);
+			ls_sb_printf(out, "</li>\n");
+		}
+		ls_sb_printf(out, "</ul>\n");
+	}
 	ls_sb_printf(out, "<p>Latencies are one-way (RTT/2 for ping-pong) unless the inputs "
 		     "say otherwise; every figure below is in the documents.</p>\n</header>\n<main>\n");
-	if (ab) {
-		if (section(out, r->docs, r->ndocs, err))
-			return -1;
-	} else {
-		for (size_t k = 0; k < r->ndocs; k++) {
+	for (size_t k = 0; k < r->ndocs; k++) {
+		if (!ls_report_overlaid(r, k)) {
 			if (section(out, &r->docs[k], 1, err))
+				return -1;
+		} else if (!ab_drawn(r, k)) {
+			if (section_ab(out, r, k, err))
 				return -1;
 		}
 	}
