@@ -138,7 +138,21 @@ for x in o:
     x["cpus"][0]["NET_RX_wait"]["sum_ns"] = 1.5e308
 open(f"{T}/overflow.json", "w").write("".join(json.dumps(x) + "\n" for x in o))
 print("ok|input overflow.json written|")
+# heatmaps past the old fixed sizes (8 hosts, 32 stages, 256 CPUs, 31-byte names)
+def stages(d, cells, vh, vc, vs):
+    d = copy.deepcopy(d)
+    d["stages"] = [{"host": h, "cpu": c, "stage": s, "mean_ns": 100.0 + i, "window_total_ns": 0,
+                    "tail_mean_ns": 0, "samples": 1, "max_one_way_ns": 0} for i, (h, c, s) in enumerate(cells)]
+    d["verdict"]["cpu"] = {"host": vh, "cpu": vc, "stage": vs}
+    return d
+dump("wide", stages(a, [(f"h{h}", 0, f"s{k}") for h in range(10) for k in range(40)], "h9", 0, "s39"))
+dump("cpus300", stages(a, [("prober", c, "napi_poll") for c in range(300)], "prober", 299, "napi_poll"))
+L = "a_stage_name_longer_than_thirty_one_bytes_"
+dump("longstage", stages(a, [("responder", 0, L + str(k)) for k in range(3)], "responder", 0, "napi_poll"))
+# a control character in a stage name (and, below, a byte 0xff in a file name)
+dump("ctl", stages(a, [("prober", 0, "bad\x01stage"), ("prober", 0, "ok")], "prober", 0, "ok"))
 PY
+cp "$T/ctl.json" "$T/bad$(printf '\xff')name.json"
 report hostile "$T/hostile.json"
 report hostile-irq "$T/hostile-irq.json"
 report one "$T/one.json"
@@ -163,6 +177,11 @@ for k in 0 1 2 3; do cp "$T/ab5-$k.json" "$T/ab9-$k.json"; done
 check "ab9 (nine breakdowns): stderr says each is shown alone, at most 8 are overlaid" \
 	test "$(grep -c 'shown alone, not in an A/B overlay: 9 breakdown results: an A/B view overlays at most 8' "$T/ab9.err")" = 9
 HTML+=(abmix abmix2 ab9)
+report wide "$T/wide.json"
+report cpus300 "$T/cpus300.json"
+report longstage "$T/longstage.json"
+report ctl "$T/bad$(printf '\xff')name.json"
+HTML+=(wide cpus300 longstage ctl)
 check "overflow: the heatmap's caption says one value was not a finite number" \
 	grep -q 'Note: 1 value of this plot was not a finite number' "$T/overflow.html"
 
@@ -386,6 +405,28 @@ fig = re.search(r'<figure class="plot" data-plot="time">.*?</figure>', few, re.S
 ticks = re.findall(r'<text class="tick" x="[^"]*" y="[^"]*" text-anchor="middle">([^<]*)</text>', fig.group(0)) if fig else []
 print(("ok" if ticks and all(re.fullmatch(r"\d+", t) for t in ticks) and "2" in ticks else "not_ok") +
       f"|few: three samples get sample ticks 0, 1, 2 only|{ticks}")
+# heatmaps: every stages[] entry a cell, keyed on full names, the verdict's outlined
+def cells(name):
+    pg = open(f"{T}/{name}.html").read()
+    return pg, re.findall(r'<rect class="cell( verdict)?" x="([^"]*)"[^>]*data-host="([^"]*)" data-cpu="(\d+)" data-stage="([^"]*)"', pg)
+for name, n, v in (("wide", 400, ("h9", "0", "s39")), ("cpus300", 300, ("prober", "299", "napi_poll"))):
+    pg, c = cells(name)
+    got = {(h, cpu, st) for _, _, h, cpu, st in c}
+    ver = [(h, cpu, st) for vv, _, h, cpu, st in c if vv]
+    print(("ok" if len(c) == n and len(got) == n and ver == [v] else "not_ok") +
+          f"|{name}: all {n} cells drawn, the verdict's cell {v} outlined|{len(c)} cells, {len(got)} distinct, outlined {ver}")
+    print(("ok" if "(outlined in the heatmap)" in pg else "not_ok") + f"|{name}: the verdict text says its cell is outlined|")
+pg, c = cells("longstage")
+L = "a_stage_name_longer_than_thirty_one_bytes_"
+print(("ok" if sorted(st for *_, st in c) == [L + "0", L + "1", L + "2"] and len({x for _, x, *_ in c}) == 3 else "not_ok") +
+      f"|longstage: three stages sharing 42 bytes are three columns, keyed on their full names|{[(x, st) for _, x, _, _, st in c]}")
+print(("ok" if "stage napi_poll (not in the heatmap: no stages entry for it)" in pg and "(outlined in the heatmap)" not in pg
+       and not any(vv for vv, *_ in c) else "not_ok") +
+      "|longstage: a verdict CPU with no stages entry is not claimed to be outlined|")
+ctl = open(f"{T}/ctl.html", "rb").read()
+print(("ok" if b"\x01" not in ctl and b"\xff" not in ctl and "bad\ufffdstage".encode() in ctl and
+       "bad\ufffdname.json".encode() in ctl else "not_ok") +
+      "|ctl: a control character (stage) and a byte 0xff (file name) are shown as U+FFFD|")
 PY
 
 # Bad input: exit 2, a message naming the problem, no file left (an old one kept).

@@ -269,4 +269,23 @@ TEST(escape)
 	EXPECT_EQ(NULL, b.s);
 }
 
+/* Bytes HTML forbids become U+FFFD; valid UTF-8, tab and newline are kept. */
+TEST(escape_forbidden)
+{
+	struct ls_sb b = { 0 };
+
+	ls_sb_esc(&b, "a\x01" "b\x7f" "c\xff" "d\xc3\xa9" "e\t\n");
+	EXPECT_STREQ("a\xef\xbf\xbd" "b\xef\xbf\xbd" "c\xef\xbf\xbd" "d\xc3\xa9" "e\t\n", b.s);
+	ls_sb_free(&b);
+	/* overlong '/', a surrogate, U+FFFF, a cut 3-byte sequence; 4-byte U+1F600 kept */
+	ls_sb_esc(&b, "\xc0\xaf|\xed\xa0\x80|\xef\xbf\xbf|\xe2\x82|\xf0\x9f\x98\x80");
+	EXPECT_STREQ("\xef\xbf\xbd\xef\xbf\xbd|\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd|"
+		     "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd|\xef\xbf\xbd\xef\xbf\xbd|"
+		     "\xf0\x9f\x98\x80", b.s);
+	ls_sb_free(&b);
+	ls_sb_escn(&b, "ab\xc3\xa9", 3);	/* cut inside a character */
+	EXPECT_STREQ("ab\xef\xbf\xbd", b.s);
+	ls_sb_free(&b);
+}
+
 TEST_HARNESS_MAIN

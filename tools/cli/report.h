@@ -91,8 +91,8 @@ void rp_stacked(struct ls_sb *b, const char *title, const char *const part_names
 
 /* One heatmap cell: a time of (host, cpu, stage), what says which (for the label). */
 struct rp_cell {
-	char host[32];
-	char stage[32];
+	const char *host;	/* full names, in the documents (live while drawn) */
+	const char *stage;
 	long cpu;
 	double value_ns;
 	bool verdict;		/* the verdict's CPU and stage */

@@ -180,7 +180,7 @@ static void text_fields(struct ls_sb *b, const struct ls_jv *obj, const char *co
 }
 
 /* The breakdown verdict in words. */
-static void bd_verdict(struct ls_sb *b, const struct ls_jv *root)
+static void bd_verdict(struct ls_sb *b, const struct ls_jv *root, bool outlined)
 {
 	const struct ls_jv *v = ls_jv_get(root, "verdict"), *f, *cpu;
 	bool withheld = false;
@@ -196,7 +196,8 @@ static void bd_verdict(struct ls_sb *b, const struct ls_jv *root)
 	cpu = ls_jv_get(v, "cpu");
 	if (cpu && cpu->type == LS_JOBJ)
 		text_fields(b, cpu, (const char *const[]){ "<p>CPU to look at: ", "host", " CPU ", "cpu",
-				", stage ", "stage", " (outlined in the heatmap)</p>\n", NULL });
+				", stage ", "stage", outlined ? " (outlined in the heatmap)</p>\n" :
+				" (not in the heatmap: no stages entry for it)</p>\n", NULL });
 	f = ls_jv_get(v, "findings");
 	if (f && f->type == LS_JARR && f->arr.n) {
 		ls_sb_printf(b, "<ul>\n");
@@ -358,33 +359,48 @@ static void bd_bar(const struct bd_vals *bv, const size_t *order, double q, stru
 	bar->total /= (double)(e - a + 1);
 }
 
-/* The heatmap cells of a breakdown's stages, the verdict's one marked. */
-static int bd_cells(const struct ls_jv *root, struct rp_cell **out, size_t *n, struct ls_err *err)
+/* Member key of obj as a string in the document, or NULL. */
+static const char *jstr(const struct ls_jv *obj, const char *key)
+{
+	const struct ls_jv *v = ls_jv_get(obj, key);
+
+	return v && v->type == LS_JSTR ? v->str.s : NULL;
+}
+
+/*
+ * The heatmap cells of a breakdown's stages (full names), the verdict's one
+ * marked; *marked says whether there was one.
+ */
+static int bd_cells(const struct ls_jv *root, struct rp_cell **out, size_t *n, bool *marked,
+		    struct ls_err *err)
 {
 	const struct ls_jv *st = ls_jv_get(root, "stages"), *vc = ls_jv_get(ls_jv_get(root, "verdict"), "cpu");
-	char vh[32] = "", vs[32] = "";
+	const char *vh = NULL, *vs = NULL;
 	uint64_t vcpu = UINT64_MAX;
 
 	*n = 0;
+	*marked = false;
 	*out = calloc(st && st->type == LS_JARR ? st->arr.n + 1 : 1, sizeof(**out));
 	if (!*out)
 		return ls_errf(err, "out of memory");
 	if (vc && vc->type == LS_JOBJ) {
-		ls_jv_str(vc, "host", vh, sizeof(vh));
-		ls_jv_str(vc, "stage", vs, sizeof(vs));
+		vh = jstr(vc, "host");
+		vs = jstr(vc, "stage");
 		ls_jv_u64(vc, "cpu", &vcpu);
 	}
 	for (size_t i = 0; st && st->type == LS_JARR && i < st->arr.n; i++) {
 		struct rp_cell *c = &(*out)[*n];
 		uint64_t cpu = 0;
 
-		if (!ls_jv_str(&st->arr.v[i], "host", c->host, sizeof(c->host)) ||
-		    !ls_jv_str(&st->arr.v[i], "stage", c->stage, sizeof(c->stage)) ||
+		c->host = jstr(&st->arr.v[i], "host");
+		c->stage = jstr(&st->arr.v[i], "stage");
+		if (!c->host || !c->stage ||
 		    !ls_jv_u64(&st->arr.v[i], "cpu", &cpu) || cpu > LONG_MAX ||
 		    !ls_jv_num(&st->arr.v[i], "mean_ns", &c->value_ns))
 			continue;
 		c->cpu = (long)cpu;	/* an integer >= 0, checked above */
-		c->verdict = !strcmp(c->host, vh) && !strcmp(c->stage, vs) && cpu == vcpu;
+		c->verdict = vh && vs && !strcmp(c->host, vh) && !strcmp(c->stage, vs) && cpu == vcpu;
+		*marked |= c->verdict;
 		(*n)++;
 	}
 	return 0;
@@ -571,6 +587,7 @@ static int sec_breakdown(struct ls_sb *b, const struct ls_rdoc *d, size_t n, str
 	char (*labs)[96] = calloc(4 * n, sizeof(*labs));
 	struct rp_cell *cells = NULL;
 	size_t *order = NULL, ncells;
+	bool outlined[RH_MAX_AB] = { false };
 	char title[512], cap[1024];
 	struct rh_ab ab = { 0 };
 	int ret = -1;
@@ -625,7 +642,7 @@ static int sec_breakdown(struct ls_sb *b, const struct ls_rdoc *d, size_t n, str
 		rp_legend(b, (const char *const *)part_keys, lc, NULL, 3);
 	}
 	for (size_t k = 0; k < n; k++) {
-		if (bd_cells(&d[k].docs[0].root, &cells, &ncells, err))
+		if (bd_cells(&d[k].docs[0].root, &cells, &ncells, &outlined[k], err))
 			goto out;
 		snprintf(title, sizeof(title), "Kernel time per sample by CPU and stage%s%s",
 			 n > 1 ? ", " : "", n > 1 ? (char[]){ rh_doc_letter(k), 0 } : "");
@@ -654,7 +671,7 @@ static int sec_breakdown(struct ls_sb *b, const struct ls_rdoc *d, size_t n, str
 			ls_sb_esc(b, d[k].name);
 			ls_sb_printf(b, "</h3>\n");
 		}
-		bd_verdict(b, root);
+		bd_verdict(b, root, outlined[k]);
 		rh_kv_table(b, "Tail (slowest share: excess over p50)", ls_jv_get(root, "tail"));
 		rh_kv_table(b, "Floor (processing base)", ls_jv_get(root, "floor"));
 		rh_kv_table(b, "Transmission model", ls_jv_get(root, "transmission_model"));

@@ -281,16 +281,14 @@ void rp_stacked(struct ls_sb *b, const char *title, const char *const part_names
 	fig_close(b, caption, since);
 }
 
-/* Index of s in names[0..*n), added when new (at most max). */
-static size_t name_slot(char (*names)[32], size_t *n, size_t max, const char *s)
+/* Index of s in names[0..*n), added when new. */
+static size_t name_slot(const char **names, size_t *n, const char *s)
 {
 	for (size_t i = 0; i < *n; i++) {
 		if (!strcmp(names[i], s))
 			return i;
 	}
-	if (*n == max)
-		return max;
-	snprintf(names[*n], 32, "%s", s);
+	names[*n] = s;
 	return (*n)++;
 }
 
@@ -302,14 +300,40 @@ static int cmp_long(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* One host's panel: CPUs as rows, stages as columns; returns its height. */
-static int heat_panel(struct ls_sb *b, const char *host, const struct rp_cell *c, size_t n,
-		      char (*stages)[32], size_t nst, double vmin, double vmax, struct ls_unit u,
-		      int y0)
+/* A name as a label of at most max bytes: cut at a character, "..." added; the full name in its title. */
+static void cut_label(struct ls_sb *b, const char *s, size_t max)
 {
-	long cpus[256];
+	size_t len = strlen(s), cut = len;
+
+	if (len > max) {
+		cut = max > 3 ? max - 3 : 0;
+		while (cut && ((unsigned char)s[cut] & 0xc0) == 0x80)
+			cut--;	/* not inside a UTF-8 sequence */
+	}
+	ls_sb_printf(b, "<title>");
+	ls_sb_esc(b, s);
+	ls_sb_printf(b, "</title>");
+	if (cut == len) {
+		ls_sb_esc(b, s);
+		return;
+	}
+	ls_sb_escn(b, s, cut);
+	ls_sb_printf(b, "...");
+}
+
+/*
+ * One host's panel: CPUs as rows, stages as columns; returns its height.
+ * cpus has room for n CPUs.
+ */
+static int heat_panel(struct ls_sb *b, const char *host, const struct rp_cell *c, size_t n,
+		      const char **stages, size_t nst, long *cpus, double vmin, double vmax,
+		      struct ls_unit u, int y0)
+{
 	size_t ncpu = 0;
 	double cw = (PW - 90 - MR) / (double)(nst ? nst : 1), ch = 22;
+	/* a label fits its column (about 6 px a character), a cell's value only a wide one */
+	size_t lab_max = cw / 6 > 4 ? (size_t)(cw / 6) : 4;
+	bool values = cw >= 36;
 	char val[32];
 
 	for (size_t i = 0; i < n; i++) {
@@ -319,7 +343,7 @@ static int heat_panel(struct ls_sb *b, const char *host, const struct rp_cell *c
 			continue;
 		for (size_t k = 0; k < ncpu; k++)
 			seen |= cpus[k] == c[i].cpu;
-		if (!seen && ncpu < ARRAY_SIZE(cpus))
+		if (!seen)
 			cpus[ncpu++] = c[i].cpu;
 	}
 	qsort(cpus, ncpu, sizeof(*cpus), cmp_long);
@@ -330,7 +354,7 @@ static int heat_panel(struct ls_sb *b, const char *host, const struct rp_cell *c
 	for (size_t k = 0; k < nst; k++) {
 		ls_sb_printf(b, "<text class=\"tick\" x=\"%s\" y=\"%d\" text-anchor=\"middle\">",
 			     NUM(90 + cw * ((double)k + 0.5), 1), y0 + 10);
-		ls_sb_esc(b, stages[k]);
+		cut_label(b, stages[k], lab_max);
 		ls_sb_printf(b, "</text>\n");
 	}
 	y0 += 16;
@@ -348,8 +372,6 @@ static int heat_panel(struct ls_sb *b, const char *host, const struct rp_cell *c
 			r++;
 		while (k < nst && strcmp(stages[k], c[i].stage))
 			k++;
-		if (r == ncpu || k == nst)
-			continue;
 		/* log scale from the smallest positive cell (0.1) to the largest (1); 0 lightest */
 		if (!(c[i].value_ns > 0))
 			op = HEAT_ZERO_OPACITY;
@@ -361,26 +383,33 @@ static int heat_panel(struct ls_sb *b, const char *host, const struct rp_cell *c
 		ls_sb_printf(b, "<rect class=\"cell%s\" x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" "
 			     "fill-opacity=\"%s\" data-host=\"", c[i].verdict ? " verdict" : "",
 			     NUM(90 + cw * (double)k + 1, 1), NUM(y0 + ch * (double)r + 1, 1),
-			     NUM(cw - 2, 1), NUM(ch - 2, 1), NUM(op, 2));
+			     NUM(fmax(cw - 2, 1), 1), NUM(ch - 2, 1), NUM(op, 2));
 		ls_sb_esc(b, host);
 		ls_sb_printf(b, "\" data-cpu=\"%ld\" data-stage=\"", c[i].cpu);
 		ls_sb_esc(b, c[i].stage);
 		ls_sb_printf(b, "\" data-value=\"%s\"><title>CPU %ld ", NUM(c[i].value_ns, -1), c[i].cpu);
-		ls_sb_esc(b, stages[k]);
-		ls_sb_printf(b, ": %s %s per sample%s</title></rect>"
-			     "<text class=\"cellv\" x=\"%s\" y=\"%s\" text-anchor=\"middle\" paint-order=\"stroke\">%s</text>\n",
-			     val, u.name, c[i].verdict ? " (the verdict's CPU)" : "",
-			     NUM(90 + cw * ((double)k + 0.5), 1), NUM(y0 + ch * (double)r + 15, 1), val);
+		ls_sb_esc(b, c[i].stage);
+		ls_sb_printf(b, ": %s %s per sample%s</title></rect>", val, u.name,
+			     c[i].verdict ? " (the verdict's CPU)" : "");
+		if (values)
+			ls_sb_printf(b, "<text class=\"cellv\" x=\"%s\" y=\"%s\" text-anchor=\"middle\" "
+				     "paint-order=\"stroke\">%s</text>",
+				     NUM(90 + cw * ((double)k + 0.5), 1), NUM(y0 + ch * (double)r + 15, 1), val);
+		ls_sb_printf(b, "\n");
 	}
 	return 34 + (int)(ch * (double)ncpu) + 10;
 }
 
-/* Per-host CPU x stage heatmap of a time (what); the verdict's cell outlined. */
+/*
+ * Per-host CPU x stage heatmap of a time (what); the verdict's cell outlined.
+ * Every cell is drawn: as many hosts, stages and CPUs as the cells name.
+ */
 void rp_heatmap(struct ls_sb *b, const char *title, const char *what, const struct rp_cell *c,
 		size_t n, const char *caption)
 {
-	char stages[32][32], hosts[8][32];
-	size_t nst = 0, nh = 0, cells = 0;
+	const char **stages = calloc(n + 1, sizeof(*stages)), **hosts = calloc(n + 1, sizeof(*hosts));
+	long *cpus = calloc(n + 1, sizeof(*cpus));
+	size_t nst = 0, nh = 0;
 	double vmin = INFINITY, vmax = 0;
 	struct ls_sb body = { 0 };
 	struct ls_unit u;
@@ -388,9 +417,13 @@ void rp_heatmap(struct ls_sb *b, const char *title, const char *what, const stru
 	size_t since;
 	int y = MT;
 
+	if (!stages || !hosts || !cpus) {
+		b->failed = true;
+		goto out;
+	}
 	for (size_t i = 0; i < n; i++) {
-		name_slot(stages, &nst, ARRAY_SIZE(stages), c[i].stage);
-		name_slot(hosts, &nh, ARRAY_SIZE(hosts), c[i].host);
+		name_slot(stages, &nst, c[i].stage);
+		name_slot(hosts, &nh, c[i].host);
 		if (c[i].value_ns > 0 && isfinite(c[i].value_ns)) {
 			vmin = fmin(vmin, c[i].value_ns);
 			vmax = fmax(vmax, c[i].value_ns);
@@ -398,10 +431,9 @@ void rp_heatmap(struct ls_sb *b, const char *title, const char *what, const stru
 	}
 	u = ls_time_unit(vmax);
 	for (size_t h = 0; h < nh; h++)
-		y += heat_panel(&body, hosts[h], c, n, stages, nst, vmin, vmax, u, y);
-	cells = n;
+		y += heat_panel(&body, hosts[h], c, n, stages, nst, cpus, vmin, vmax, u, y);
 	since = fig_open(b, "heatmap", title, y + 40);
-	if (!cells) {
+	if (!n) {
 		no_data(b, "no kernel time attributed to any CPU (kernel side unmeasured?)", y + 40);
 	} else {
 		ls_sb_printf(b, "%s", body.s ? body.s : "");
@@ -414,8 +446,12 @@ void rp_heatmap(struct ls_sb *b, const char *title, const char *what, const stru
 	if (body.failed)
 		b->failed = true;
 	b->nonfinite += body.nonfinite;
-	ls_sb_free(&body);
 	fig_close(b, caption, since);
+out:
+	ls_sb_free(&body);
+	free(stages);
+	free(hosts);
+	free(cpus);
 }
 
 /* One series over time: raw, or min-max band and median per pixel column. */

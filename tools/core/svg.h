@@ -23,8 +23,14 @@ struct ls_sb {
 
 /* Append printf-formatted text. */
 void ls_sb_printf(struct ls_sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Append text with &, <, >, " and ' escaped for HTML/SVG text and attributes. */
+/*
+ * Append text with &, <, >, " and ' escaped for HTML/SVG text and attributes;
+ * invalid UTF-8, control characters (but tab, LF, CR) and noncharacters
+ * become U+FFFD, which HTML allows.
+ */
 void ls_sb_esc(struct ls_sb *b, const char *text);
+/* The same for the first n bytes of text. */
+void ls_sb_escn(struct ls_sb *b, const char *text, size_t n);
 /* Free the buffer and zero it. */
 void ls_sb_free(struct ls_sb *b);
 
