@@ -151,6 +151,18 @@ L = "a_stage_name_longer_than_thirty_one_bytes_"
 dump("longstage", stages(a, [("responder", 0, L + str(k)) for k in range(3)], "responder", 0, "napi_poll"))
 # a control character in a stage name (and, below, a byte 0xff in a file name)
 dump("ctl", stages(a, [("prober", 0, "bad\x01stage"), ("prober", 0, "ok")], "prober", 0, "ok"))
+# plots without data: every sample 0, a probe without samples, a comparison of nothing
+z = copy.deepcopy(a)
+for sr in [z["total"]] + [z["parts"][p] for p in ("transmission", "queuing", "processing")]:
+    sr["samples_ns"] = [0] * len(sr["samples_ns"])
+dump("zero", z)
+p0 = copy.deepcopy(probe)
+p0["samples_ns"] = []
+p0["count"] = 0
+dump("probe0", p0)
+c0 = json.load(open(f"{T}/compare.json"))
+c0["series"] = []
+dump("cempty", c0)
 PY
 cp "$T/ctl.json" "$T/bad$(printf '\xff')name.json"
 report hostile "$T/hostile.json"
@@ -182,6 +194,10 @@ report cpus300 "$T/cpus300.json"
 report longstage "$T/longstage.json"
 report ctl "$T/bad$(printf '\xff')name.json"
 HTML+=(wide cpus300 longstage ctl)
+report zero "$T/zero.json"
+report probe0 "$T/probe0.json"
+report cempty "$T/cempty.json"
+HTML+=(zero probe0 cempty)
 check "overflow: the heatmap's caption says one value was not a finite number" \
 	grep -q 'Note: 1 value of this plot was not a finite number' "$T/overflow.html"
 
@@ -327,6 +343,10 @@ m = marks(res["ab5"], "E: total", 4)
 out(close(m.get(0.5), doc["breakdown-a"]["total"]["p50_ns"]) and close(m.get(0.999), doc["breakdown-a"]["total"]["p999_ns"]),
     "ab5: E's total markers carry document 4 and stand at E's (breakdown-a's) p50_ns and p999_ns", m)
 out(res["ab5"]["tables"] == 4, "ab5: a significance table for each of B..E against A", res["ab5"]["tables"])
+# plots without data keep their title, axes with units and caption
+for name in ("one", "few", "zero", "probe0", "cempty"):
+    r = res[name]
+    out(r["titled"] and r["labelled"], f"{name}: every plot has a title, an axis label and a caption")
 # other kinds among the results: each kind's group overlaid, the rest alone and listed
 sec = res["abmix"]["sections"]
 out([(s["kind"], s["docs"]) for s in sec] == [("breakdown", 2), ("probe", 1)] and res["abmix"]["tables"] == 1,
@@ -405,6 +425,29 @@ fig = re.search(r'<figure class="plot" data-plot="time">.*?</figure>', few, re.S
 ticks = re.findall(r'<text class="tick" x="[^"]*" y="[^"]*" text-anchor="middle">([^<]*)</text>', fig.group(0)) if fig else []
 print(("ok" if ticks and all(re.fullmatch(r"\d+", t) for t in ticks) and "2" in ticks else "not_ok") +
       f"|few: three samples get sample ticks 0, 1, 2 only|{ticks}")
+# plots without data say why: no samples, one sample (drawn as a dot), every sample 0
+def nodata(name, plot):
+    pg = open(f"{T}/{name}.html").read()
+    f = re.search(r'<figure class="plot" data-plot="%s">(.*?)</figure>' % plot, pg, re.S)
+    g = f.group(1) if f else ""
+    return re.findall(r'<text class="nodata"[^>]*>([^<]*)</text>', g), len(re.findall(r'<circle class="dot ', g)), g
+n = len(json.load(open(f"{T}/zero.json"))["total"]["samples_ns"])
+for plot, want in (("cdf", [f"all {n} samples are 0 ns: a log axis has no place for 0"]),
+                   ("stack", ["every part is 0 ns at every percentile"]), ("time", ["every sample is 0 ns"])):
+    got, _, g = nodata("zero", plot)
+    print(("ok" if got == want and 'class="label"' in g and "(ns" in g else "not_ok") +
+          f"|zero: the {plot} plot keeps its axes in ns and says {want}|{got}")
+for plot in ("cdf", "time"):
+    got, _, g = nodata("probe0", plot)
+    print(("ok" if got == ["no samples"] and 'class="label"' in g else "not_ok") +
+          f"|probe0: the {plot} plot keeps its axes and says there are no samples|{got}")
+got, dots, g = nodata("one", "time")
+print(("ok" if got == [] and dots == 4 else "not_ok") +
+      f"|one: one sample is a time plot with a dot per line, no 'no data' message|{got} {dots} dots")
+got, _, g = nodata("cempty", "changes")
+print(("ok" if got == ["no distributions in this comparison"] and "change of B against A (%)" in g else "not_ok") +
+      f"|cempty: the changes plot keeps its axis and says the comparison is empty|{got}")
+
 # heatmaps: every stages[] entry a cell, keyed on full names, the verdict's outlined
 def cells(name):
     pg = open(f"{T}/{name}.html").read()

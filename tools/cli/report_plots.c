@@ -150,6 +150,45 @@ static void cdf_marker(struct ls_sb *b, const struct rp_series *l, double q, dou
 	ls_sb_printf(b, "%s>\n", q == 0.5 ? "circle" : q == 0.99 ? "rect" : "path");
 }
 
+/* The most values a series holds (the samples of the largest). */
+static size_t count_values(const struct rp_series *l, size_t n)
+{
+	size_t m = 0;
+
+	for (size_t i = 0; i < n; i++)
+		m = l[i].n > m ? l[i].n : m;
+	return m;
+}
+
+/*
+ * A CDF with no positive value: its axes (1 ns to 1 us) and why it is
+ * empty, no samples or every sample 0 (which a log axis cannot place).
+ */
+static void cdf_empty(struct ls_sb *b, const struct rp_series *l, size_t n, int h)
+{
+	struct ls_unit u = ls_time_unit(1);
+	size_t m = count_values(l, n), nt;
+	double t[NTICKS];
+	struct ls_scale x, y;
+	struct ls_err err;
+	char lab[64], why[96];
+
+	if (!ls_scale_init(&x, 1, 1000, 72, PW - MR, true, &err) &&
+	    !ls_scale_init(&y, 0, 1, h - MB, MT, false, &err)) {
+		nt = ls_ticks_log(1, 1000, t, NTICKS);
+		axis(b, false, &x, t, nt, &u, unit_label(lab, sizeof(lab), "latency", u, ", log scale"),
+		     h - MB, MT);
+		nt = ls_ticks_lin(0, 1, 4, t, NTICKS);
+		axis(b, true, &y, t, nt, NULL, "fraction of samples ≤ x", 72, PW - MR);
+	}
+	if (!m)
+		snprintf(why, sizeof(why), "no samples");
+	else
+		snprintf(why, sizeof(why), "%s %zu sample%s 0 ns: a log axis has no place for 0",
+			 m > 1 ? "all" : "its", m, m > 1 ? "s are" : " is");	/* of every line */
+	no_data(b, why, h);
+}
+
 /* Latency CDF on a log x axis, one line per series, p50/p99/p99.9 marked. */
 void rp_cdf(struct ls_sb *b, const char *title, const struct rp_series *l, size_t n,
 	    const char *caption)
@@ -174,7 +213,7 @@ void rp_cdf(struct ls_sb *b, const char *title, const struct rp_series *l, size_
 			hi = fmax(hi, l[i].v[l[i].n - 1]);
 	}
 	if (!(hi > 0)) {
-		no_data(b, "no positive values to plot", PH);
+		cdf_empty(b, l, n, PH);
 		fig_close(b, caption, since);
 		return;
 	}
@@ -220,6 +259,16 @@ void rp_cdf(struct ls_sb *b, const char *title, const struct rp_series *l, size_
 	fig_close(b, caption, since);
 }
 
+/* The largest bar (its total or its parts' sum). */
+static double bars_max(const struct rp_bar *bars, size_t n)
+{
+	double hi = 0;
+
+	for (size_t i = 0; i < n; i++)
+		hi = fmax(hi, fmax(bars[i].total, bars[i].part[0] + bars[i].part[1] + bars[i].part[2]));
+	return hi;
+}
+
 /* Stacked horizontal bars of the three parts, one bar per percentile (and document). */
 void rp_stacked(struct ls_sb *b, const char *title, const char *const part_names[3],
 		const struct rp_bar *bars, size_t n, const char *caption)
@@ -233,13 +282,9 @@ void rp_stacked(struct ls_sb *b, const char *title, const char *const part_names
 	size_t nt, since;
 
 	since = fig_open(b, "stack", title, h);
-	for (size_t i = 0; i < n; i++)
-		hi = fmax(hi, fmax(bars[i].total, bars[i].part[0] + bars[i].part[1] + bars[i].part[2]));
-	if (!(hi > 0)) {
-		no_data(b, "no samples", h);
-		fig_close(b, caption, since);
-		return;
-	}
+	hi = bars_max(bars, n);
+	if (!(hi > 0))
+		hi = 1;		/* all 0 (or none): the axis of 0 to 1 ns, said below */
 	ls_nice_range(&lo, &hi, 6);
 	u = ls_time_unit(hi);
 	if (ls_scale_init(&x, 0, hi, 96, PW - MR - 70, false, &err)) {
@@ -250,6 +295,8 @@ void rp_stacked(struct ls_sb *b, const char *title, const char *const part_names
 	nt = ls_ticks_lin(0, hi, 6, t, NTICKS);
 	axis(b, false, &x, t, nt, &u, unit_label(lab, sizeof(lab), "mean one-way time of the samples at that percentile", u, ""),
 	       h - MB, MT);
+	if (!n || !(bars_max(bars, n) > 0))
+		no_data(b, n ? "every part is 0 ns at every percentile" : "no samples", h);
 	for (size_t i = 0; i < n; i++) {
 		double yb = y0 + (double)i * (bh + gap), acc = 0;
 
@@ -469,6 +516,9 @@ static void time_series(struct ls_sb *b, const struct rp_series *s, const struct
 		}
 		for (size_t i = 0; i < s->n; i++)
 			xs[i] = (double)i;
+		if (s->n == 1)	/* a path of one point draws nothing */
+			ls_sb_printf(b, "<circle class=\"dot s%u\" cx=\"%s\" cy=\"%s\" r=\"3\"/>\n",
+				     s->color, NUM(ls_scale_map(x, 0), 1), NUM(ls_scale_map(y, s->v[0]), 1));
 		ls_sb_printf(b, "<path class=\"line s%u d%u\" d=\"", s->color, s->dash);
 		ls_svg_path(b, x, y, xs, s->v, s->n);
 		ls_sb_printf(b, "\"/>\n");
@@ -519,6 +569,7 @@ void rp_time(struct ls_sb *b, const char *title, const struct rp_series *s, size
 {
 	double lo = 0, hi = 0, t[NTICKS];
 	size_t nmax = 0, cols = PW - 72 - MR, nt, since, ni = 0;
+	bool zero;
 	struct ls_scale x, y;
 	struct ls_err err;
 	struct ls_unit u;
@@ -530,14 +581,13 @@ void rp_time(struct ls_sb *b, const char *title, const struct rp_series *s, size
 		for (size_t k = 0; k < s[i].n; k++)
 			hi = fmax(hi, s[i].v[k]);
 	}
-	if (nmax < 2 || !(hi > 0)) {
-		no_data(b, "fewer than two samples", PH);
-		fig_close(b, caption, since);
-		return;
-	}
+	zero = !(hi > 0);
+	if (zero)
+		hi = 1;		/* all 0 (or none): the axis of 0 to 1 ns, said below */
 	ls_nice_range(&lo, &hi, 5);
 	u = ls_time_unit(hi);
-	if (ls_scale_init(&x, 0, (double)(nmax - 1), 72, PW - MR, false, &err) ||
+	/* one sample (or none): an axis of samples 0 and 1, the sample a dot */
+	if (ls_scale_init(&x, 0, nmax > 1 ? (double)(nmax - 1) : 1, 72, PW - MR, false, &err) ||
 	    ls_scale_init(&y, 0, hi, PH - MB, MT, false, &err)) {
 		no_data(b, err.msg, PH);
 		fig_close(b, caption, since);
@@ -546,10 +596,14 @@ void rp_time(struct ls_sb *b, const char *title, const struct rp_series *s, size
 	ls_sb_printf(b, "<g data-samples=\"%zu\" data-columns=\"%zu\" data-decimated=\"%d\">\n", nmax,
 		     cols, nmax > cols);
 	/* sample numbers are whole: a few samples get no ticks between them */
-	nt = ls_ticks_lin(0, (double)(nmax - 1), 6, t, NTICKS);
+	nt = ls_ticks_lin(0, nmax > 1 ? (double)(nmax - 1) : 0, 6, t, NTICKS);
 	for (size_t i = 0; i < nt; i++) {
 		if (t[i] == floor(t[i]))
 			t[ni++] = t[i];
+	}
+	if (nmax <= 1) {
+		t[0] = 0;	/* the one sample's number */
+		ni = 1;
 	}
 	axis(b, false, &x, t, ni, NULL, "sample number (measurement order)", PH - MB, MT);
 	nt = ls_ticks_lin(0, hi, 5, t, NTICKS);
@@ -557,6 +611,10 @@ void rp_time(struct ls_sb *b, const char *title, const struct rp_series *s, size
 	for (size_t i = 0; i < n; i++)
 		time_series(b, &s[i], &x, &y, cols);
 	ls_sb_printf(b, "</g>\n");
+	if (!nmax)
+		no_data(b, "no samples", PH);
+	else if (zero)
+		no_data(b, nmax > 1 ? "every sample is 0 ns" : "its one sample is 0 ns", PH);
 	fig_close(b, caption, since);
 }
 
@@ -580,13 +638,15 @@ void rp_changes(struct ls_sb *b, const char *title, const struct rp_change *c, s
 	lo = -m;
 	ls_nice_range(&lo, &m, 3);
 	m = fmax(-lo, m);
-	if (!n || ls_scale_init(&x, -m, m, 230, PW - MR, false, &err)) {
-		no_data(b, "no distributions in this comparison", h);
+	if (ls_scale_init(&x, -m, m, 230, PW - MR, false, &err)) {
+		no_data(b, err.msg, h);
 		fig_close(b, caption, since);
 		return;
 	}
 	nt = ls_ticks_lin(-m, m, 6, t, NTICKS);
 	axis(b, false, &x, t, nt, NULL, "change of B against A (%)", h - MB, MT);
+	if (!n)
+		no_data(b, "no distributions in this comparison", h);
 	for (size_t i = 0; i < n; i++) {
 		double yb = y0 + (double)i * rowh, x0 = ls_scale_map(&x, 0);
 		double v[2] = { c[i].p50_pct, c[i].p99_pct };
