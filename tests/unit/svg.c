@@ -132,6 +132,17 @@ TEST(ticks_log)
 	EXPECT_EQ(1e3, lo);
 	EXPECT_EQ(1e4, hi);
 	EXPECT_EQ(0, ls_ticks_log(0, 10, t, 64));
+	n = ls_ticks_log(1e3, 1e13, t, 64);	/* eleven decades: every second one */
+	ASSERT_EQ(6, n);
+	EXPECT_LT(fabs(t[1] / 1e5 - 1), 1e-9);
+	EXPECT_LT(fabs(t[5] / 1e13 - 1), 1e-9);
+	n = ls_ticks_log(1e-3, 1e300, t, 64);	/* 304 decades: ten ticks, up to the top */
+	ASSERT_GE(10, n);
+	ASSERT_LE(9, n);
+	EXPECT_LT(fabs(t[0] / 1e-3 - 1), 1e-9);
+	EXPECT_LT(1e260, t[n - 1]);
+	n = ls_ticks_log(1e3, 1e12, t, 64);	/* ten decades: each */
+	EXPECT_EQ(10, n);
 }
 
 /* Units and labels: the largest unit that keeps the maximum >= 1. */

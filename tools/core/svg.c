@@ -228,11 +228,14 @@ size_t ls_ticks_lin(double lo, double hi, unsigned int target, double *out, size
 	return n;
 }
 
-/* Powers of ten in [lo, hi]; with fewer than three decades also 2 and 5 x 10^k. */
+/*
+ * Powers of ten in [lo, hi]; with fewer than three decades also 2 and 5 x
+ * 10^k; past ten decades every k-th power only, so at most about ten.
+ */
 size_t ls_ticks_log(double lo, double hi, double *out, size_t max)
 {
 	static const double sub[] = { 1, 2, 5 };
-	double a, b;
+	double a, b, step;
 	bool fine;
 	size_t n = 0;
 
@@ -241,7 +244,8 @@ size_t ls_ticks_log(double lo, double hi, double *out, size_t max)
 	a = floor(log10(lo) + 1e-9);
 	b = floor(log10(hi) + 1e-9);
 	fine = b - a < 3;
-	for (double e = a; e <= b && n < max; e++) {
+	step = b - a + 1 > 10 ? ceil((b - a + 1) / 10) : 1;
+	for (double e = a; e <= b && n < max; e += step) {
 		for (size_t i = 0; i < (fine ? ARRAY_SIZE(sub) : 1) && n < max; i++) {
 			double v = sub[i] * pow(10, e);
 

@@ -69,7 +69,8 @@ void ls_log_range(double *lo, double *hi);
 size_t ls_ticks_lin(double lo, double hi, unsigned int target, double *out, size_t max);
 /*
  * Ticks of a log axis inside [lo, hi] (0 < lo < hi): the powers of ten, with
- * 2 and 5 x 10^k added when fewer than three decades are spanned.
+ * 2 and 5 x 10^k added when fewer than three decades are spanned, and
+ * only every k-th power past ten decades (at most ten ticks then).
  */
 size_t ls_ticks_log(double lo, double hi, double *out, size_t max);
 
