@@ -425,6 +425,14 @@ fig = re.search(r'<figure class="plot" data-plot="time">.*?</figure>', few, re.S
 ticks = re.findall(r'<text class="tick" x="[^"]*" y="[^"]*" text-anchor="middle">([^<]*)</text>', fig.group(0)) if fig else []
 print(("ok" if ticks and all(re.fullmatch(r"\d+", t) for t in ticks) and "2" in ticks else "not_ok") +
       f"|few: three samples get sample ticks 0, 1, 2 only|{ticks}")
+# five A/B results: each result's stacked bars look different (opacity, then outline)
+ab5 = open(f"{T}/ab5.html").read()
+looks = {}
+for cls, bar in re.findall(r'<rect class="seg s1 ([^"]*)"[^>]*data-bar="p50 ([A-E])"', ab5):
+    looks[bar] = cls
+print(("ok" if len(looks) == 5 and len(set(looks.values())) == 5 else "not_ok") +
+      f"|ab5: the stacked bars of A..E each have their own look|{looks}")
+
 # plots without data say why: no samples, one sample (drawn as a dot), every sample 0
 def nodata(name, plot):
     pg = open(f"{T}/{name}.html").read()

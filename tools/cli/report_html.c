@@ -40,7 +40,9 @@ static const char css[] =
 	".line{fill:none;stroke-width:1.8}.band{stroke:none;fill-opacity:.22}\n"
 	".mark{stroke:var(--bg);stroke-width:1}\n"
 	".d1{stroke-dasharray:7 4}.d2{stroke-dasharray:2 3}.d3{stroke-dasharray:10 3 2 3}\n"
-	".f1{fill-opacity:.55}.f2{fill-opacity:.35}.hollow{fill-opacity:.15}\n"
+	/* a stacked bar's result: four opacities, then the same with an outline (A..H) */
+	".f1{fill-opacity:.7}.f2{fill-opacity:.45}.f3{fill-opacity:.25}.seg.o1{stroke:var(--fg);stroke-width:1.5}"
+	".hollow{fill-opacity:.15}\n"
 	".cell{fill:var(--heat)}.cell.verdict{stroke:var(--accent);stroke-width:3}\n"
 	".cellv{font-size:10px;stroke:var(--bg);stroke-width:3px}\n"
 	".s0{stroke:var(--c0);fill:var(--c0)}.s1{stroke:var(--c1);fill:var(--c1)}"
@@ -624,7 +626,7 @@ static int sec_breakdown(struct ls_sb *b, const struct ls_rdoc *d, size_t n, str
 			bd_bar(&bv[k], order, qs[q], bar);
 			snprintf(bar->label, sizeof(bar->label), "p%g%s%s", qs[q] * 100, n > 1 ? " " : "",
 				 n > 1 ? (char[]){ rh_doc_letter(k), 0 } : "");
-			bar->doc = (unsigned int)(k % 3);
+			bar->doc = (unsigned int)k;	/* its look: rp_stacked */
 		}
 		free(order);
 		order = NULL;

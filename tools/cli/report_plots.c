@@ -308,8 +308,10 @@ void rp_stacked(struct ls_sb *b, const char *title, const char *const part_names
 			double x0 = ls_scale_map(&x, acc), x1 = ls_scale_map(&x, acc + bars[i].part[p]);
 
 			val_text(bars[i].part[p], u, val, sizeof(val));
-			ls_sb_printf(b, "<rect class=\"seg s%d f%u\" x=\"%s\" y=\"%s\" width=\"%s\" "
-				     "height=\"%d\" data-bar=\"", p + 1, bars[i].doc, NUM(x0, 1), NUM(yb, 1),
+			/* result k: opacity k % 4, outlined from the fifth, so A..H each look apart */
+			ls_sb_printf(b, "<rect class=\"seg s%d f%u%s\" x=\"%s\" y=\"%s\" width=\"%s\" "
+				     "height=\"%d\" data-bar=\"", p + 1, bars[i].doc % 4,
+				     bars[i].doc % 8 >= 4 ? " o1" : "", NUM(x0, 1), NUM(yb, 1),
 				     NUM(fmax(0, x1 - x0), 1), bh);
 			ls_sb_esc(b, bars[i].label);
 			ls_sb_printf(b, "\" data-part=\"");
