@@ -491,6 +491,19 @@ check "missing file: the old output is untouched, no temporary file" no_file_lef
 expect_rc "not JSON: exit 2 with file:line:col" 2 "bad.json:1:1" $R "$T/bad.json"
 check "not JSON: the old output is untouched" no_file_left
 expect_rc "a model document: exit 2, the kind cannot be reported" 2 "model.json: a 'model' document cannot be reported" $R "$T/model.json"
+python3 -c 'import json, sys
+a = json.load(open(sys.argv[1]))
+a["schema"] = 99
+json.dump(a, open(sys.argv[2], "w"))
+del a["schema"]
+json.dump(a, open(sys.argv[3], "w"))' "$T/breakdown-a.json" "$T/schema99.json" "$T/noschema.json"
+expect_rc "schema 99: exit 2, the schema is named" 2 "schema99.json: schema 99: this latsplit reads schema 1 documents" \
+	$R "$T/schema99.json"
+out=$($R "$T/noschema.json" 2>&1)
+if [ "$(grep -o 'noschema.json' <<<"$out" | wc -l)" = 1 ] && grep -q 'no numeric "schema"' <<<"$out"; then
+	ok "no schema: the message names the file once and says what is missing"
+else not_ok "no schema: the message names the file once and says what is missing" "$out"; fi
+check "bad schemas: the old output is untouched" no_file_left
 expect_rc "a bad file after a good one: exit 2" 2 "bad.json" $R "$T/breakdown-a.json" "$T/bad.json"
 check "after a bad file: the old output is untouched" no_file_left
 expect_rc "unwritable -o (no such directory): exit 2" 2 "create temporary file for $T/no/dir/r.html" \

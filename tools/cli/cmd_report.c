@@ -89,7 +89,7 @@ static int add_docs(struct ls_report *r, const char *name, struct ls_err *err)
 	char kind[32] = "";
 
 	for (size_t k = 0; k < f->n; k++) {
-		const struct ls_jv *root = &f->docs[k].root;
+		const struct ls_jv *root = &f->docs[k].root, *sc;
 
 		if (root->type != LS_JOBJ || !ls_jv_str(root, "kind", kind, sizeof(kind)))
 			return ls_errf(err, "%s: not a latsplit JSON result (no \"kind\" string%s)", name,
@@ -97,6 +97,10 @@ static int add_docs(struct ls_report *r, const char *name, struct ls_err *err)
 		if (!known_kind(kind))
 			return ls_errf(err, "%s: a '%s' document cannot be reported (breakdown, probe, "
 				       "irq or compare)", name, kind);
+		sc = ls_jv_get(root, "schema");
+		if (sc && sc->type == LS_JNUM && sc->num != LS_JSON_SCHEMA)
+			return ls_errf(err, "%s: schema %g: this latsplit reads schema %d documents",
+				       name, sc->num, LS_JSON_SCHEMA);
 	}
 	for (size_t k = 0; k < f->n; k++) {
 		bool pool = !strcmp(kind, "irq"), ok = true;
@@ -114,8 +118,12 @@ static int add_docs(struct ls_report *r, const char *name, struct ls_err *err)
 		d->ndocs = pool ? f->n : 1;
 		d->fleet = f->n > 1 && !pool;
 		d->failed = !pool && ls_jv_bool(&d->docs[0].root, "ok", &ok) && !ok;
-		if (!d->failed && ls_series_collect_docs(d->docs, d->ndocs, &d->set, err))
-			return ls_err_wrap(err, "%s", name);
+		if (!d->failed && ls_series_collect_docs(d->docs, d->ndocs, &d->set, err)) {
+			/* its messages mostly name the file already: not twice */
+			if (strncmp(err->msg, name, strlen(name)))
+				return ls_err_wrap(err, "%s", name);
+			return -1;
+		}
 		r->ndocs++;
 		if (pool)
 			break;
