@@ -156,6 +156,9 @@ z = copy.deepcopy(a)
 for sr in [z["total"]] + [z["parts"][p] for p in ("transmission", "queuing", "processing")]:
     sr["samples_ns"] = [0] * len(sr["samples_ns"])
 dump("zero", z)
+zp = copy.deepcopy(a)
+zp["parts"]["queuing"]["samples_ns"] = [0] * len(zp["parts"]["queuing"]["samples_ns"])
+dump("zpart", zp)
 p0 = copy.deepcopy(probe)
 p0["samples_ns"] = []
 p0["count"] = 0
@@ -197,7 +200,8 @@ HTML+=(wide cpus300 longstage ctl)
 report zero "$T/zero.json"
 report probe0 "$T/probe0.json"
 report cempty "$T/cempty.json"
-HTML+=(zero probe0 cempty)
+report zpart "$T/zpart.json"
+HTML+=(zero probe0 cempty zpart)
 check "overflow: the heatmap's caption says one value was not a finite number" \
 	grep -q 'Note: 1 value of this plot was not a finite number' "$T/overflow.html"
 
@@ -452,6 +456,11 @@ for plot in ("cdf", "time"):
 got, dots, g = nodata("one", "time")
 print(("ok" if got == [] and dots == 4 else "not_ok") +
       f"|one: one sample is a time plot with a dot per line, no 'no data' message|{got} {dots} dots")
+got, _, g = nodata("zpart", "cdf")
+zl = re.findall(r'<text class="tick zero-lines"[^>]*>([^<]*)</text>', g)
+print(("ok" if zl == ["not drawn (every sample 0 ns): queuing"] and got == [] and
+       'data-series="total"' in g else "not_ok") +
+      f"|zpart: the CDF draws the other lines and names the all-zero part it cannot draw|{zl} {got}")
 got, _, g = nodata("cempty", "changes")
 print(("ok" if got == ["no distributions in this comparison"] and "change of B against A (%)" in g else "not_ok") +
       f"|cempty: the changes plot keeps its axis and says the comparison is empty|{got}")

@@ -189,6 +189,22 @@ static void cdf_empty(struct ls_sb *b, const struct rp_series *l, size_t n, int 
 	no_data(b, why, h);
 }
 
+/* Name, above the plot, the lines a log axis cannot show: every sample 0 ns. */
+static void cdf_zero_lines(struct ls_sb *b, const struct rp_series *l, size_t n)
+{
+	size_t z = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!l[i].n || l[i].v[l[i].n - 1] > 0)
+			continue;	/* sorted: the last is the largest */
+		ls_sb_printf(b, "%s", z++ ? ", " :
+			     "<text class=\"tick zero-lines\" x=\"72\" y=\"30\">not drawn (every sample 0 ns): ");
+		ls_sb_esc(b, l[i].label);
+	}
+	if (z)
+		ls_sb_printf(b, "</text>\n");
+}
+
 /* Latency CDF on a log x axis, one line per series, p50/p99/p99.9 marked. */
 void rp_cdf(struct ls_sb *b, const char *title, const struct rp_series *l, size_t n,
 	    const char *caption)
@@ -230,6 +246,7 @@ void rp_cdf(struct ls_sb *b, const char *title, const struct rp_series *l, size_
 	       PH - MB, MT);
 	nt = ls_ticks_lin(0, 1, 4, t, NTICKS);
 	axis(b, true, &y, t, nt, NULL, "fraction of samples ≤ x", 72, PW - MR);
+	cdf_zero_lines(b, l, n);
 	for (size_t i = 0; i < n; i++) {
 		size_t m = l[i].n, k = m < 512 ? m : 512, np = 0;
 
