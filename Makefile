@@ -185,7 +185,7 @@ $(filter-out $(UNIT_CORE_BINS),$(UNIT_BINS)): $(B)/tests/unit/%: tests/unit/%.c 
 
 unit: $(UNIT_BINS)
 
-# The HTML report's test tools (html-validate, playwright-core) from the npm
+# The HTML report's test tools (html-validate, vnu-jar, playwright-core) from the npm
 # registry, pinned by tests/web/package-lock.json; node_modules is not tracked.
 WEB_DIR := tests/web
 WEB_STAMP := $(WEB_DIR)/node_modules/.package-lock.json

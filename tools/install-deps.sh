@@ -20,9 +20,10 @@ PKGS=(
 	perftest procps util-linux nftables
 	# tests, benchmarks, docs
 	bpftrace bpfcc-tools python3 python3-docutils prometheus jq
-	# the HTML report's tests: its validator and browser driver come from npm
-	# (tests/web/package-lock.json, `make web-deps`), the browser from Debian
-	nodejs chromium fonts-dejavu-core
+	# the HTML report's tests: its validators and browser driver come from npm
+	# (tests/web/package-lock.json, `make web-deps`), the browser and the Java
+	# runtime of the Nu checker (vnu-jar) from Debian
+	nodejs chromium fonts-dejavu-core openjdk-17-jre-headless
 	# the agent's /metrics endpoint (linked by the CLI only)
 	libmicrohttpd-dev
 )

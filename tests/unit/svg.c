@@ -132,6 +132,17 @@ TEST(ticks_log)
 	EXPECT_EQ(1e3, lo);
 	EXPECT_EQ(1e4, hi);
 	EXPECT_EQ(0, ls_ticks_log(0, 10, t, 64));
+	n = ls_ticks_log(1e3, 1e13, t, 64);	/* eleven decades: every second one */
+	ASSERT_EQ(6, n);
+	EXPECT_LT(fabs(t[1] / 1e5 - 1), 1e-9);
+	EXPECT_LT(fabs(t[5] / 1e13 - 1), 1e-9);
+	n = ls_ticks_log(1e-3, 1e300, t, 64);	/* 304 decades: ten ticks, up to the top */
+	ASSERT_GE(10, n);
+	ASSERT_LE(9, n);
+	EXPECT_LT(fabs(t[0] / 1e-3 - 1), 1e-9);
+	EXPECT_LT(1e260, t[n - 1]);
+	n = ls_ticks_log(1e3, 1e12, t, 64);	/* ten decades: each */
+	EXPECT_EQ(10, n);
 }
 
 /* Units and labels: the largest unit that keeps the maximum >= 1. */
@@ -267,6 +278,25 @@ TEST(escape)
 	EXPECT_EQ(strlen(b.s), b.len);
 	ls_sb_free(&b);
 	EXPECT_EQ(NULL, b.s);
+}
+
+/* Bytes HTML forbids become U+FFFD; valid UTF-8, tab and newline are kept. */
+TEST(escape_forbidden)
+{
+	struct ls_sb b = { 0 };
+
+	ls_sb_esc(&b, "a\x01" "b\x7f" "c\xff" "d\xc3\xa9" "e\t\n");
+	EXPECT_STREQ("a\xef\xbf\xbd" "b\xef\xbf\xbd" "c\xef\xbf\xbd" "d\xc3\xa9" "e\t\n", b.s);
+	ls_sb_free(&b);
+	/* overlong '/', a surrogate, U+FFFF, a cut 3-byte sequence; 4-byte U+1F600 kept */
+	ls_sb_esc(&b, "\xc0\xaf|\xed\xa0\x80|\xef\xbf\xbf|\xe2\x82|\xf0\x9f\x98\x80");
+	EXPECT_STREQ("\xef\xbf\xbd\xef\xbf\xbd|\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd|"
+		     "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd|\xef\xbf\xbd\xef\xbf\xbd|"
+		     "\xf0\x9f\x98\x80", b.s);
+	ls_sb_free(&b);
+	ls_sb_escn(&b, "ab\xc3\xa9", 3);	/* cut inside a character */
+	EXPECT_STREQ("ab\xef\xbf\xbd", b.s);
+	ls_sb_free(&b);
 }
 
 TEST_HARNESS_MAIN

@@ -87,8 +87,9 @@ function pngColours(buf) {
           };
         });
         const warnings = [...document.querySelectorAll('ul.warnings li')].map((li) => li.textContent);
+        const alone = [...document.querySelectorAll('p.alone + ul li')].map((li) => li.textContent);
         return { svgs: document.querySelectorAll('svg').length, plots, marks, titled, labelled, verdict, tables,
-                 injected, sections, cdfs, warnings };
+                 injected, sections, cdfs, warnings, alone };
       });
       const style = async (scheme) => {
         await page.emulateMedia({ colorScheme: scheme });

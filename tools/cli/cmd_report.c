@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -34,6 +35,9 @@ static void usage(FILE *fp)
 		"options:\n"
 		"  -o, --output FILE        write the report to FILE (default: stdout); written\n"
 		"                           to a temporary file and renamed, never half-written\n"
+		"                           (a symlink's target is replaced, a file keeps its\n"
+		"                           mode; a device or FIFO is written to, not replaced;\n"
+		"                           an input file is refused)\n"
 		"  -h, --help               this help\n");
 }
 
@@ -85,7 +89,7 @@ static int add_docs(struct ls_report *r, const char *name, struct ls_err *err)
 	char kind[32] = "";
 
 	for (size_t k = 0; k < f->n; k++) {
-		const struct ls_jv *root = &f->docs[k].root;
+		const struct ls_jv *root = &f->docs[k].root, *sc;
 
 		if (root->type != LS_JOBJ || !ls_jv_str(root, "kind", kind, sizeof(kind)))
 			return ls_errf(err, "%s: not a latsplit JSON result (no \"kind\" string%s)", name,
@@ -93,6 +97,10 @@ static int add_docs(struct ls_report *r, const char *name, struct ls_err *err)
 		if (!known_kind(kind))
 			return ls_errf(err, "%s: a '%s' document cannot be reported (breakdown, probe, "
 				       "irq or compare)", name, kind);
+		sc = ls_jv_get(root, "schema");
+		if (sc && sc->type == LS_JNUM && sc->num != LS_JSON_SCHEMA)
+			return ls_errf(err, "%s: schema %g: this latsplit reads schema %d documents",
+				       name, sc->num, LS_JSON_SCHEMA);
 	}
 	for (size_t k = 0; k < f->n; k++) {
 		bool pool = !strcmp(kind, "irq"), ok = true;
@@ -110,8 +118,12 @@ static int add_docs(struct ls_report *r, const char *name, struct ls_err *err)
 		d->ndocs = pool ? f->n : 1;
 		d->fleet = f->n > 1 && !pool;
 		d->failed = !pool && ls_jv_bool(&d->docs[0].root, "ok", &ok) && !ok;
-		if (!d->failed && ls_series_collect_docs(d->docs, d->ndocs, &d->set, err))
-			return ls_err_wrap(err, "%s", name);
+		if (!d->failed && ls_series_collect_docs(d->docs, d->ndocs, &d->set, err)) {
+			/* its messages mostly name the file already: not twice */
+			if (strncmp(err->msg, name, strlen(name)))
+				return ls_err_wrap(err, "%s", name);
+			return -1;
+		}
 		r->ndocs++;
 		if (pool)
 			break;
@@ -201,6 +213,22 @@ int ls_report_write(const struct ls_report *r, const char *path, struct ls_err *
 	return ls_afile_commit(&af, err);
 }
 
+/* Refuse an output file that is one of the inputs (the same file, by any name). */
+static int check_out_not_input(const char *out, char **in, int n, struct ls_err *err)
+{
+	struct stat so, si;
+
+	if (!out || !strcmp(out, "-") || stat(out, &so) || !S_ISREG(so.st_mode))
+		return 0;
+	for (int i = 0; i < n; i++) {
+		if (strcmp(in[i], "-") && !stat(in[i], &si) &&
+		    si.st_dev == so.st_dev && si.st_ino == so.st_ino)
+			return ls_errf(err, "-o %s is the input %s: refusing to overwrite a result "
+				       "with its report", out, in[i]);
+	}
+	return 0;
+}
+
 /* `latsplit report`. */
 int cmd_report(int argc, char **argv)
 {
@@ -220,12 +248,21 @@ int cmd_report(int argc, char **argv)
 		return ls_opts_exit(LS_EXIT_USAGE, "report", &err);
 	}
 	rc = LS_EXIT_USAGE;
+	if (check_out_not_input(o.out, argv + optind, argc - optind, &err))
+		goto out;
 	for (int i = optind; i < argc; i++) {
 		if (ls_report_add_file(&r, argv[i], &err))
 			goto out;
 	}
 	if (ls_report_write(&r, o.out, &err))
 		goto out;
+	for (size_t k = 0; k < r.ndocs && ls_report_tell_alone(&r); k++) {
+		char why[160];
+
+		ls_report_alone_why(&r, k, why, sizeof(why));
+		if (why[0])
+			ls_warn("report: %s: shown alone, not in an A/B overlay: %s", r.docs[k].name, why);
+	}
 	for (size_t k = 0; k < r.ndocs; k++) {
 		if (r.docs[k].failed)
 			ls_warn("report: %s: a pair that was not measured (peer %s): shown as a failure",

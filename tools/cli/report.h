@@ -49,6 +49,16 @@ int ls_report_add_file(struct ls_report *r, const char *path, struct ls_err *err
 int ls_report_add_text(struct ls_report *r, const char *name, char *text, size_t len,
 		       struct ls_err *err);
 void ls_report_free(struct ls_report *r);
+/*
+ * A/B overlays: the results of one kind (not compare, not a fleet's pair)
+ * are overlaid when there are 2 to RH_MAX_AB of them, whatever else is in
+ * the report; the others are each shown alone.
+ */
+bool ls_report_overlaid(const struct ls_report *r, size_t k);
+/* Why result k is shown alone, into buf ("" when it is overlaid). */
+void ls_report_alone_why(const struct ls_report *r, size_t k, char *buf, size_t len);
+/* Does the report say which results are shown alone (some overlaid, or too many)? */
+bool ls_report_tell_alone(const struct ls_report *r);
 /* The whole HTML page into out. */
 int ls_report_render(const struct ls_report *r, struct ls_sb *out, struct ls_err *err);
 /* Render and write to fp (name for messages). */
@@ -81,8 +91,8 @@ void rp_stacked(struct ls_sb *b, const char *title, const char *const part_names
 
 /* One heatmap cell: a time of (host, cpu, stage), what says which (for the label). */
 struct rp_cell {
-	char host[32];
-	char stage[32];
+	const char *host;	/* full names, in the documents (live while drawn) */
+	const char *stage;
 	long cpu;
 	double value_ns;
 	bool verdict;		/* the verdict's CPU and stage */

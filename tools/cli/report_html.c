@@ -40,9 +40,11 @@ static const char css[] =
 	".line{fill:none;stroke-width:1.8}.band{stroke:none;fill-opacity:.22}\n"
 	".mark{stroke:var(--bg);stroke-width:1}\n"
 	".d1{stroke-dasharray:7 4}.d2{stroke-dasharray:2 3}.d3{stroke-dasharray:10 3 2 3}\n"
-	".f1{fill-opacity:.55}.f2{fill-opacity:.35}.hollow{fill-opacity:.15}\n"
+	/* a stacked bar's result: four opacities, then the same with an outline (A..H) */
+	".f1{fill-opacity:.7}.f2{fill-opacity:.45}.f3{fill-opacity:.25}.seg.o1{stroke:var(--fg);stroke-width:1.5}"
+	".hollow{fill-opacity:.15}\n"
 	".cell{fill:var(--heat)}.cell.verdict{stroke:var(--accent);stroke-width:3}\n"
-	".cellv{font-size:10px;paint-order:stroke;stroke:var(--bg);stroke-width:3px}\n"
+	".cellv{font-size:10px;stroke:var(--bg);stroke-width:3px}\n"
 	".s0{stroke:var(--c0);fill:var(--c0)}.s1{stroke:var(--c1);fill:var(--c1)}"
 	".s2{stroke:var(--c2);fill:var(--c2)}.s3{stroke:var(--c3);fill:var(--c3)}"
 	".s4{stroke:var(--c4);fill:var(--c4)}.s5{stroke:var(--c5);fill:var(--c5)}"
@@ -180,7 +182,7 @@ static void text_fields(struct ls_sb *b, const struct ls_jv *obj, const char *co
 }
 
 /* The breakdown verdict in words. */
-static void bd_verdict(struct ls_sb *b, const struct ls_jv *root)
+static void bd_verdict(struct ls_sb *b, const struct ls_jv *root, bool outlined)
 {
 	const struct ls_jv *v = ls_jv_get(root, "verdict"), *f, *cpu;
 	bool withheld = false;
@@ -196,7 +198,8 @@ static void bd_verdict(struct ls_sb *b, const struct ls_jv *root)
 	cpu = ls_jv_get(v, "cpu");
 	if (cpu && cpu->type == LS_JOBJ)
 		text_fields(b, cpu, (const char *const[]){ "<p>CPU to look at: ", "host", " CPU ", "cpu",
-				", stage ", "stage", " (outlined in the heatmap)</p>\n", NULL });
+				", stage ", "stage", outlined ? " (outlined in the heatmap)</p>\n" :
+				" (not in the heatmap: no stages entry for it)</p>\n", NULL });
 	f = ls_jv_get(v, "findings");
 	if (f && f->type == LS_JARR && f->arr.n) {
 		ls_sb_printf(b, "<ul>\n");
@@ -358,33 +361,48 @@ static void bd_bar(const struct bd_vals *bv, const size_t *order, double q, stru
 	bar->total /= (double)(e - a + 1);
 }
 
-/* The heatmap cells of a breakdown's stages, the verdict's one marked. */
-static int bd_cells(const struct ls_jv *root, struct rp_cell **out, size_t *n, struct ls_err *err)
+/* Member key of obj as a string in the document, or NULL. */
+static const char *jstr(const struct ls_jv *obj, const char *key)
+{
+	const struct ls_jv *v = ls_jv_get(obj, key);
+
+	return v && v->type == LS_JSTR ? v->str.s : NULL;
+}
+
+/*
+ * The heatmap cells of a breakdown's stages (full names), the verdict's one
+ * marked; *marked says whether there was one.
+ */
+static int bd_cells(const struct ls_jv *root, struct rp_cell **out, size_t *n, bool *marked,
+		    struct ls_err *err)
 {
 	const struct ls_jv *st = ls_jv_get(root, "stages"), *vc = ls_jv_get(ls_jv_get(root, "verdict"), "cpu");
-	char vh[32] = "", vs[32] = "";
+	const char *vh = NULL, *vs = NULL;
 	uint64_t vcpu = UINT64_MAX;
 
 	*n = 0;
+	*marked = false;
 	*out = calloc(st && st->type == LS_JARR ? st->arr.n + 1 : 1, sizeof(**out));
 	if (!*out)
 		return ls_errf(err, "out of memory");
 	if (vc && vc->type == LS_JOBJ) {
-		ls_jv_str(vc, "host", vh, sizeof(vh));
-		ls_jv_str(vc, "stage", vs, sizeof(vs));
+		vh = jstr(vc, "host");
+		vs = jstr(vc, "stage");
 		ls_jv_u64(vc, "cpu", &vcpu);
 	}
 	for (size_t i = 0; st && st->type == LS_JARR && i < st->arr.n; i++) {
 		struct rp_cell *c = &(*out)[*n];
 		uint64_t cpu = 0;
 
-		if (!ls_jv_str(&st->arr.v[i], "host", c->host, sizeof(c->host)) ||
-		    !ls_jv_str(&st->arr.v[i], "stage", c->stage, sizeof(c->stage)) ||
+		c->host = jstr(&st->arr.v[i], "host");
+		c->stage = jstr(&st->arr.v[i], "stage");
+		if (!c->host || !c->stage ||
 		    !ls_jv_u64(&st->arr.v[i], "cpu", &cpu) || cpu > LONG_MAX ||
 		    !ls_jv_num(&st->arr.v[i], "mean_ns", &c->value_ns))
 			continue;
 		c->cpu = (long)cpu;	/* an integer >= 0, checked above */
-		c->verdict = !strcmp(c->host, vh) && !strcmp(c->stage, vs) && cpu == vcpu;
+		c->verdict = vh && vs && !strcmp(c->host, vh) && !strcmp(c->stage, vs) && cpu == vcpu;
+		*marked |= c->verdict;
 		(*n)++;
 	}
 	return 0;
@@ -571,6 +589,7 @@ static int sec_breakdown(struct ls_sb *b, const struct ls_rdoc *d, size_t n, str
 	char (*labs)[96] = calloc(4 * n, sizeof(*labs));
 	struct rp_cell *cells = NULL;
 	size_t *order = NULL, ncells;
+	bool outlined[RH_MAX_AB] = { false };
 	char title[512], cap[1024];
 	struct rh_ab ab = { 0 };
 	int ret = -1;
@@ -607,7 +626,7 @@ static int sec_breakdown(struct ls_sb *b, const struct ls_rdoc *d, size_t n, str
 			bd_bar(&bv[k], order, qs[q], bar);
 			snprintf(bar->label, sizeof(bar->label), "p%g%s%s", qs[q] * 100, n > 1 ? " " : "",
 				 n > 1 ? (char[]){ rh_doc_letter(k), 0 } : "");
-			bar->doc = (unsigned int)(k % 3);
+			bar->doc = (unsigned int)k;	/* its look: rp_stacked */
 		}
 		free(order);
 		order = NULL;
@@ -625,7 +644,7 @@ static int sec_breakdown(struct ls_sb *b, const struct ls_rdoc *d, size_t n, str
 		rp_legend(b, (const char *const *)part_keys, lc, NULL, 3);
 	}
 	for (size_t k = 0; k < n; k++) {
-		if (bd_cells(&d[k].docs[0].root, &cells, &ncells, err))
+		if (bd_cells(&d[k].docs[0].root, &cells, &ncells, &outlined[k], err))
 			goto out;
 		snprintf(title, sizeof(title), "Kernel time per sample by CPU and stage%s%s",
 			 n > 1 ? ", " : "", n > 1 ? (char[]){ rh_doc_letter(k), 0 } : "");
@@ -654,7 +673,7 @@ static int sec_breakdown(struct ls_sb *b, const struct ls_rdoc *d, size_t n, str
 			ls_sb_esc(b, d[k].name);
 			ls_sb_printf(b, "</h3>\n");
 		}
-		bd_verdict(b, root);
+		bd_verdict(b, root, outlined[k]);
 		rh_kv_table(b, "Tail (slowest share: excess over p50)", ls_jv_get(root, "tail"));
 		rh_kv_table(b, "Floor (processing base)", ls_jv_get(root, "floor"));
 		rh_kv_table(b, "Transmission model", ls_jv_get(root, "transmission_model"));
@@ -740,36 +759,119 @@ static int section(struct ls_sb *b, const struct ls_rdoc *d, size_t n, struct ls
 	return ret;
 }
 
-/*
- * Are the results one A/B view? Two to max of one kind (not compare), none
- * of them a fleet run's document or a failed pair.
- */
-static bool is_ab(const struct ls_report *r, size_t max)
+/* Can result d join an A/B overlay (not compare, not a fleet's pair, measured)? */
+static bool overlayable(const struct ls_rdoc *d)
 {
-	if (r->ndocs < 2 || r->ndocs > max || !strcmp(r->docs[0].kind, "compare"))
+	return strcmp(d->kind, "compare") && !d->fleet && !d->failed;
+}
+
+/* How many results of d's kind could be overlaid with it (d included)? */
+static size_t same_kind(const struct ls_report *r, const struct ls_rdoc *d)
+{
+	size_t n = 0;
+
+	for (size_t j = 0; j < r->ndocs; j++)
+		n += overlayable(&r->docs[j]) && !strcmp(r->docs[j].kind, d->kind);
+	return n;
+}
+
+/* Is result k overlaid in an A/B section with the others of its kind? */
+bool ls_report_overlaid(const struct ls_report *r, size_t k)
+{
+	size_t n;
+
+	if (!overlayable(&r->docs[k]))
 		return false;
+	n = same_kind(r, &r->docs[k]);
+	return n >= 2 && n <= RH_MAX_AB;
+}
+
+/* Why result k is not overlaid, into buf ("" when it is). */
+void ls_report_alone_why(const struct ls_report *r, size_t k, char *buf, size_t len)
+{
+	const struct ls_rdoc *d = &r->docs[k];
+	size_t n = overlayable(d) ? same_kind(r, d) : 0;
+
+	if (ls_report_overlaid(r, k))
+		snprintf(buf, len, "%s", "");
+	else if (!strcmp(d->kind, "compare"))
+		snprintf(buf, len, "a compare result is a comparison already, never overlaid");
+	else if (d->failed)
+		snprintf(buf, len, "a fleet run's pair that was not measured");
+	else if (d->fleet)
+		snprintf(buf, len, "one pair of a fleet run (--peers), shown pair by pair");
+	else if (n > RH_MAX_AB)
+		snprintf(buf, len, "%zu %s results: an A/B view overlays at most %d", n, d->kind,
+			 RH_MAX_AB);
+	else
+		snprintf(buf, len, "the only %s result that can be overlaid", d->kind);
+}
+
+/*
+ * Should the page (and stderr) say which results were not overlaid? When
+ * some were and others not, or a kind had too many to overlay.
+ */
+bool ls_report_tell_alone(const struct ls_report *r)
+{
+	bool any_ab = false, alone = false;
+
 	for (size_t k = 0; k < r->ndocs; k++) {
-		if (strcmp(r->docs[k].kind, r->docs[0].kind) || r->docs[k].fleet || r->docs[k].failed)
-			return false;
+		if (ls_report_overlaid(r, k))
+			any_ab = true;
+		else if (overlayable(&r->docs[k]) && same_kind(r, &r->docs[k]) > RH_MAX_AB)
+			return true;
+		else
+			alone = true;
 	}
-	return true;
+	return any_ab && alone;
+}
+
+/* The A/B section of the results of result k's kind that are overlaid (k the first). */
+static int section_ab(struct ls_sb *b, const struct ls_report *r, size_t k, struct ls_err *err)
+{
+	struct ls_rdoc *g = calloc(RH_MAX_AB, sizeof(*g));
+	size_t n = 0;
+	int ret;
+
+	if (!g)
+		return ls_errf(err, "out of memory");
+	for (size_t j = k; j < r->ndocs && n < RH_MAX_AB; j++) {
+		if (ls_report_overlaid(r, j) && !strcmp(r->docs[j].kind, r->docs[k].kind))
+			g[n++] = r->docs[j];
+	}
+	ret = section(b, g, n, err);
+	free(g);
+	return ret;
+}
+
+/* Has a result before k of k's kind opened k's A/B section? */
+static bool ab_drawn(const struct ls_report *r, size_t k)
+{
+	for (size_t j = 0; j < k; j++) {
+		if (ls_report_overlaid(r, j) && !strcmp(r->docs[j].kind, r->docs[k].kind))
+			return true;
+	}
+	return false;
 }
 
 /* The whole page. */
 int ls_report_render(const struct ls_report *r, struct ls_sb *out, struct ls_err *err)
 {
-	bool ab = is_ab(r, RH_MAX_AB), too_many = !ab && is_ab(r, SIZE_MAX);
-	size_t failed = 0;
+	size_t failed = 0, groups = 0;
+	char why[160];
 
+	for (size_t k = 0; k < r->ndocs; k++)
+		groups += ls_report_overlaid(r, k) && !ab_drawn(r, k);
 	ls_sb_printf(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 		     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 		     "<meta name=\"color-scheme\" content=\"light dark\">\n<title>latsplit report</title>\n"
 		     "<style>\n%s</style>\n</head>\n<body>\n<header>\n<h1>latsplit report</h1>\n"
 		     "<p>Inputs:</p>\n<ul>\n", css);
-	for (size_t k = 0; k < r->ndocs; k++) {
+	for (size_t k = 0, letter = 0; k < r->ndocs; k++) {
 		ls_sb_printf(out, "<li>");
-		if (ab)
-			ls_sb_printf(out, "%c: ", rh_doc_letter(k));
+		/* letters here only when one A/B section: its section names them otherwise */
+		if (groups == 1 && ls_report_overlaid(r, k))
+			ls_sb_printf(out, "%c: ", rh_doc_letter(letter++));
 		ls_sb_esc(out, r->docs[k].name);
 		ls_sb_printf(out, " (");
 		ls_sb_esc(out, r->docs[k].kind);
@@ -788,17 +890,28 @@ int ls_report_render(const struct ls_report *r, struct ls_sb *out, struct ls_err
 	if (failed)
 		ls_sb_printf(out, "<p class=\"failure\">Not measured: %zu of the %zu results (pairs of "
 			     "a fleet run); their sections say why.</p>\n", failed, r->ndocs);
-	if (too_many)
-		ls_sb_printf(out, "<p>More than %d results of one kind: each is shown alone (an A/B "
-			     "view overlays at most %d).</p>\n", RH_MAX_AB, RH_MAX_AB);
+	if (ls_report_tell_alone(r)) {
+		ls_sb_printf(out, "<p class=\"alone\">Shown alone, not in an A/B overlay:</p>\n<ul>\n");
+		for (size_t k = 0; k < r->ndocs; k++) {
+			ls_report_alone_why(r, k, why, sizeof(why));
+			if (!why[0])
+				continue;
+			ls_sb_printf(out, "<li>");
+			ls_sb_esc(out, r->docs[k].name);
+			ls_sb_printf(out, ": ");
+			ls_sb_esc(out, why);
+			ls_sb_printf(out, "</li>\n");
+		}
+		ls_sb_printf(out, "</ul>\n");
+	}
 	ls_sb_printf(out, "<p>Latencies are one-way (RTT/2 for ping-pong) unless the inputs "
 		     "say otherwise; every figure below is in the documents.</p>\n</header>\n<main>\n");
-	if (ab) {
-		if (section(out, r->docs, r->ndocs, err))
-			return -1;
-	} else {
-		for (size_t k = 0; k < r->ndocs; k++) {
+	for (size_t k = 0; k < r->ndocs; k++) {
+		if (!ls_report_overlaid(r, k)) {
 			if (section(out, &r->docs[k], 1, err))
+				return -1;
+		} else if (!ab_drawn(r, k)) {
+			if (section_ab(out, r, k, err))
 				return -1;
 		}
 	}

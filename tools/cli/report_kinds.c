@@ -52,14 +52,12 @@ static int irq_cells(const struct ls_rdoc *d, struct rp_cell **out, size_t *n, s
 				continue;
 			for (size_t m = 0; m < c->obj.n; m++) {
 				const struct ls_jv *h = &c->obj.m[m].val;
-				char stage[sizeof((*out)->stage)];
+				const char *stage = c->obj.m[m].key;
 				double cnt = 0, sum = 0;
 				size_t j = 0;
 
 				if (!ls_jv_num(h, "count", &cnt) || !ls_jv_num(h, "sum_ns", &sum) || !cnt)
 					continue;
-				/* the key as a cell stores it (cut to the cell's size) */
-				snprintf(stage, sizeof(stage), "%s", c->obj.m[m].key);
 				while (j < *n && !((*out)[j].cpu == (long)cpu && !strcmp((*out)[j].stage, stage)))
 					j++;
 				if (j == *n) {
@@ -70,8 +68,8 @@ static int irq_cells(const struct ls_rdoc *d, struct rp_cell **out, size_t *n, s
 					}
 					memset(&(*out)[j], 0, sizeof(**out));
 					cnts[j] = 0;
-					snprintf((*out)[j].host, sizeof((*out)[j].host), "this host");
-					memcpy((*out)[j].stage, stage, sizeof(stage));
+					(*out)[j].host = "this host";
+					(*out)[j].stage = stage;	/* the full key, in the document */
 					(*out)[j].cpu = (long)cpu;
 					(*n)++;
 				}

@@ -150,6 +150,61 @@ static void cdf_marker(struct ls_sb *b, const struct rp_series *l, double q, dou
 	ls_sb_printf(b, "%s>\n", q == 0.5 ? "circle" : q == 0.99 ? "rect" : "path");
 }
 
+/* The most values a series holds (the samples of the largest). */
+static size_t count_values(const struct rp_series *l, size_t n)
+{
+	size_t m = 0;
+
+	for (size_t i = 0; i < n; i++)
+		m = l[i].n > m ? l[i].n : m;
+	return m;
+}
+
+/*
+ * A CDF with no positive value: its axes (1 ns to 1 us) and why it is
+ * empty, no samples or every sample 0 (which a log axis cannot place).
+ */
+static void cdf_empty(struct ls_sb *b, const struct rp_series *l, size_t n, int h)
+{
+	struct ls_unit u = ls_time_unit(1);
+	size_t m = count_values(l, n), nt;
+	double t[NTICKS];
+	struct ls_scale x, y;
+	struct ls_err err;
+	char lab[64], why[96];
+
+	if (!ls_scale_init(&x, 1, 1000, 72, PW - MR, true, &err) &&
+	    !ls_scale_init(&y, 0, 1, h - MB, MT, false, &err)) {
+		nt = ls_ticks_log(1, 1000, t, NTICKS);
+		axis(b, false, &x, t, nt, &u, unit_label(lab, sizeof(lab), "latency", u, ", log scale"),
+		     h - MB, MT);
+		nt = ls_ticks_lin(0, 1, 4, t, NTICKS);
+		axis(b, true, &y, t, nt, NULL, "fraction of samples ≤ x", 72, PW - MR);
+	}
+	if (!m)
+		snprintf(why, sizeof(why), "no samples");
+	else
+		snprintf(why, sizeof(why), "%s %zu sample%s 0 ns: a log axis has no place for 0",
+			 m > 1 ? "all" : "its", m, m > 1 ? "s are" : " is");	/* of every line */
+	no_data(b, why, h);
+}
+
+/* Name, above the plot, the lines a log axis cannot show: every sample 0 ns. */
+static void cdf_zero_lines(struct ls_sb *b, const struct rp_series *l, size_t n)
+{
+	size_t z = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!l[i].n || l[i].v[l[i].n - 1] > 0)
+			continue;	/* sorted: the last is the largest */
+		ls_sb_printf(b, "%s", z++ ? ", " :
+			     "<text class=\"tick zero-lines\" x=\"72\" y=\"30\">not drawn (every sample 0 ns): ");
+		ls_sb_esc(b, l[i].label);
+	}
+	if (z)
+		ls_sb_printf(b, "</text>\n");
+}
+
 /* Latency CDF on a log x axis, one line per series, p50/p99/p99.9 marked. */
 void rp_cdf(struct ls_sb *b, const char *title, const struct rp_series *l, size_t n,
 	    const char *caption)
@@ -174,7 +229,7 @@ void rp_cdf(struct ls_sb *b, const char *title, const struct rp_series *l, size_
 			hi = fmax(hi, l[i].v[l[i].n - 1]);
 	}
 	if (!(hi > 0)) {
-		no_data(b, "no positive values to plot", PH);
+		cdf_empty(b, l, n, PH);
 		fig_close(b, caption, since);
 		return;
 	}
@@ -191,6 +246,7 @@ void rp_cdf(struct ls_sb *b, const char *title, const struct rp_series *l, size_
 	       PH - MB, MT);
 	nt = ls_ticks_lin(0, 1, 4, t, NTICKS);
 	axis(b, true, &y, t, nt, NULL, "fraction of samples ≤ x", 72, PW - MR);
+	cdf_zero_lines(b, l, n);
 	for (size_t i = 0; i < n; i++) {
 		size_t m = l[i].n, k = m < 512 ? m : 512, np = 0;
 
@@ -220,6 +276,16 @@ void rp_cdf(struct ls_sb *b, const char *title, const struct rp_series *l, size_
 	fig_close(b, caption, since);
 }
 
+/* The largest bar (its total or its parts' sum). */
+static double bars_max(const struct rp_bar *bars, size_t n)
+{
+	double hi = 0;
+
+	for (size_t i = 0; i < n; i++)
+		hi = fmax(hi, fmax(bars[i].total, bars[i].part[0] + bars[i].part[1] + bars[i].part[2]));
+	return hi;
+}
+
 /* Stacked horizontal bars of the three parts, one bar per percentile (and document). */
 void rp_stacked(struct ls_sb *b, const char *title, const char *const part_names[3],
 		const struct rp_bar *bars, size_t n, const char *caption)
@@ -233,13 +299,9 @@ void rp_stacked(struct ls_sb *b, const char *title, const char *const part_names
 	size_t nt, since;
 
 	since = fig_open(b, "stack", title, h);
-	for (size_t i = 0; i < n; i++)
-		hi = fmax(hi, fmax(bars[i].total, bars[i].part[0] + bars[i].part[1] + bars[i].part[2]));
-	if (!(hi > 0)) {
-		no_data(b, "no samples", h);
-		fig_close(b, caption, since);
-		return;
-	}
+	hi = bars_max(bars, n);
+	if (!(hi > 0))
+		hi = 1;		/* all 0 (or none): the axis of 0 to 1 ns, said below */
 	ls_nice_range(&lo, &hi, 6);
 	u = ls_time_unit(hi);
 	if (ls_scale_init(&x, 0, hi, 96, PW - MR - 70, false, &err)) {
@@ -250,6 +312,8 @@ void rp_stacked(struct ls_sb *b, const char *title, const char *const part_names
 	nt = ls_ticks_lin(0, hi, 6, t, NTICKS);
 	axis(b, false, &x, t, nt, &u, unit_label(lab, sizeof(lab), "mean one-way time of the samples at that percentile", u, ""),
 	       h - MB, MT);
+	if (!n || !(bars_max(bars, n) > 0))
+		no_data(b, n ? "every part is 0 ns at every percentile" : "no samples", h);
 	for (size_t i = 0; i < n; i++) {
 		double yb = y0 + (double)i * (bh + gap), acc = 0;
 
@@ -261,8 +325,10 @@ void rp_stacked(struct ls_sb *b, const char *title, const char *const part_names
 			double x0 = ls_scale_map(&x, acc), x1 = ls_scale_map(&x, acc + bars[i].part[p]);
 
 			val_text(bars[i].part[p], u, val, sizeof(val));
-			ls_sb_printf(b, "<rect class=\"seg s%d f%u\" x=\"%s\" y=\"%s\" width=\"%s\" "
-				     "height=\"%d\" data-bar=\"", p + 1, bars[i].doc, NUM(x0, 1), NUM(yb, 1),
+			/* result k: opacity k % 4, outlined from the fifth, so A..H each look apart */
+			ls_sb_printf(b, "<rect class=\"seg s%d f%u%s\" x=\"%s\" y=\"%s\" width=\"%s\" "
+				     "height=\"%d\" data-bar=\"", p + 1, bars[i].doc % 4,
+				     bars[i].doc % 8 >= 4 ? " o1" : "", NUM(x0, 1), NUM(yb, 1),
 				     NUM(fmax(0, x1 - x0), 1), bh);
 			ls_sb_esc(b, bars[i].label);
 			ls_sb_printf(b, "\" data-part=\"");
@@ -281,16 +347,14 @@ void rp_stacked(struct ls_sb *b, const char *title, const char *const part_names
 	fig_close(b, caption, since);
 }
 
-/* Index of s in names[0..*n), added when new (at most max). */
-static size_t name_slot(char (*names)[32], size_t *n, size_t max, const char *s)
+/* Index of s in names[0..*n), added when new. */
+static size_t name_slot(const char **names, size_t *n, const char *s)
 {
 	for (size_t i = 0; i < *n; i++) {
 		if (!strcmp(names[i], s))
 			return i;
 	}
-	if (*n == max)
-		return max;
-	snprintf(names[*n], 32, "%s", s);
+	names[*n] = s;
 	return (*n)++;
 }
 
@@ -302,14 +366,40 @@ static int cmp_long(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* One host's panel: CPUs as rows, stages as columns; returns its height. */
-static int heat_panel(struct ls_sb *b, const char *host, const struct rp_cell *c, size_t n,
-		      char (*stages)[32], size_t nst, double vmin, double vmax, struct ls_unit u,
-		      int y0)
+/* A name as a label of at most max bytes: cut at a character, "..." added; the full name in its title. */
+static void cut_label(struct ls_sb *b, const char *s, size_t max)
 {
-	long cpus[256];
+	size_t len = strlen(s), cut = len;
+
+	if (len > max) {
+		cut = max > 3 ? max - 3 : 0;
+		while (cut && ((unsigned char)s[cut] & 0xc0) == 0x80)
+			cut--;	/* not inside a UTF-8 sequence */
+	}
+	ls_sb_printf(b, "<title>");
+	ls_sb_esc(b, s);
+	ls_sb_printf(b, "</title>");
+	if (cut == len) {
+		ls_sb_esc(b, s);
+		return;
+	}
+	ls_sb_escn(b, s, cut);
+	ls_sb_printf(b, "...");
+}
+
+/*
+ * One host's panel: CPUs as rows, stages as columns; returns its height.
+ * cpus has room for n CPUs.
+ */
+static int heat_panel(struct ls_sb *b, const char *host, const struct rp_cell *c, size_t n,
+		      const char **stages, size_t nst, long *cpus, double vmin, double vmax,
+		      struct ls_unit u, int y0)
+{
 	size_t ncpu = 0;
 	double cw = (PW - 90 - MR) / (double)(nst ? nst : 1), ch = 22;
+	/* a label fits its column (about 6 px a character), a cell's value only a wide one */
+	size_t lab_max = cw / 6 > 4 ? (size_t)(cw / 6) : 4;
+	bool values = cw >= 36;
 	char val[32];
 
 	for (size_t i = 0; i < n; i++) {
@@ -319,7 +409,7 @@ static int heat_panel(struct ls_sb *b, const char *host, const struct rp_cell *c
 			continue;
 		for (size_t k = 0; k < ncpu; k++)
 			seen |= cpus[k] == c[i].cpu;
-		if (!seen && ncpu < ARRAY_SIZE(cpus))
+		if (!seen)
 			cpus[ncpu++] = c[i].cpu;
 	}
 	qsort(cpus, ncpu, sizeof(*cpus), cmp_long);
@@ -330,7 +420,7 @@ static int heat_panel(struct ls_sb *b, const char *host, const struct rp_cell *c
 	for (size_t k = 0; k < nst; k++) {
 		ls_sb_printf(b, "<text class=\"tick\" x=\"%s\" y=\"%d\" text-anchor=\"middle\">",
 			     NUM(90 + cw * ((double)k + 0.5), 1), y0 + 10);
-		ls_sb_esc(b, stages[k]);
+		cut_label(b, stages[k], lab_max);
 		ls_sb_printf(b, "</text>\n");
 	}
 	y0 += 16;
@@ -348,8 +438,6 @@ static int heat_panel(struct ls_sb *b, const char *host, const struct rp_cell *c
 			r++;
 		while (k < nst && strcmp(stages[k], c[i].stage))
 			k++;
-		if (r == ncpu || k == nst)
-			continue;
 		/* log scale from the smallest positive cell (0.1) to the largest (1); 0 lightest */
 		if (!(c[i].value_ns > 0))
 			op = HEAT_ZERO_OPACITY;
@@ -361,26 +449,33 @@ static int heat_panel(struct ls_sb *b, const char *host, const struct rp_cell *c
 		ls_sb_printf(b, "<rect class=\"cell%s\" x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" "
 			     "fill-opacity=\"%s\" data-host=\"", c[i].verdict ? " verdict" : "",
 			     NUM(90 + cw * (double)k + 1, 1), NUM(y0 + ch * (double)r + 1, 1),
-			     NUM(cw - 2, 1), NUM(ch - 2, 1), NUM(op, 2));
+			     NUM(fmax(cw - 2, 1), 1), NUM(ch - 2, 1), NUM(op, 2));
 		ls_sb_esc(b, host);
 		ls_sb_printf(b, "\" data-cpu=\"%ld\" data-stage=\"", c[i].cpu);
 		ls_sb_esc(b, c[i].stage);
 		ls_sb_printf(b, "\" data-value=\"%s\"><title>CPU %ld ", NUM(c[i].value_ns, -1), c[i].cpu);
-		ls_sb_esc(b, stages[k]);
-		ls_sb_printf(b, ": %s %s per sample%s</title></rect>"
-			     "<text class=\"cellv\" x=\"%s\" y=\"%s\" text-anchor=\"middle\">%s</text>\n",
-			     val, u.name, c[i].verdict ? " (the verdict's CPU)" : "",
-			     NUM(90 + cw * ((double)k + 0.5), 1), NUM(y0 + ch * (double)r + 15, 1), val);
+		ls_sb_esc(b, c[i].stage);
+		ls_sb_printf(b, ": %s %s per sample%s</title></rect>", val, u.name,
+			     c[i].verdict ? " (the verdict's CPU)" : "");
+		if (values)
+			ls_sb_printf(b, "<text class=\"cellv\" x=\"%s\" y=\"%s\" text-anchor=\"middle\" "
+				     "paint-order=\"stroke\">%s</text>",
+				     NUM(90 + cw * ((double)k + 0.5), 1), NUM(y0 + ch * (double)r + 15, 1), val);
+		ls_sb_printf(b, "\n");
 	}
 	return 34 + (int)(ch * (double)ncpu) + 10;
 }
 
-/* Per-host CPU x stage heatmap of a time (what); the verdict's cell outlined. */
+/*
+ * Per-host CPU x stage heatmap of a time (what); the verdict's cell outlined.
+ * Every cell is drawn: as many hosts, stages and CPUs as the cells name.
+ */
 void rp_heatmap(struct ls_sb *b, const char *title, const char *what, const struct rp_cell *c,
 		size_t n, const char *caption)
 {
-	char stages[32][32], hosts[8][32];
-	size_t nst = 0, nh = 0, cells = 0;
+	const char **stages = calloc(n + 1, sizeof(*stages)), **hosts = calloc(n + 1, sizeof(*hosts));
+	long *cpus = calloc(n + 1, sizeof(*cpus));
+	size_t nst = 0, nh = 0;
 	double vmin = INFINITY, vmax = 0;
 	struct ls_sb body = { 0 };
 	struct ls_unit u;
@@ -388,9 +483,13 @@ void rp_heatmap(struct ls_sb *b, const char *title, const char *what, const stru
 	size_t since;
 	int y = MT;
 
+	if (!stages || !hosts || !cpus) {
+		b->failed = true;
+		goto out;
+	}
 	for (size_t i = 0; i < n; i++) {
-		name_slot(stages, &nst, ARRAY_SIZE(stages), c[i].stage);
-		name_slot(hosts, &nh, ARRAY_SIZE(hosts), c[i].host);
+		name_slot(stages, &nst, c[i].stage);
+		name_slot(hosts, &nh, c[i].host);
 		if (c[i].value_ns > 0 && isfinite(c[i].value_ns)) {
 			vmin = fmin(vmin, c[i].value_ns);
 			vmax = fmax(vmax, c[i].value_ns);
@@ -398,10 +497,9 @@ void rp_heatmap(struct ls_sb *b, const char *title, const char *what, const stru
 	}
 	u = ls_time_unit(vmax);
 	for (size_t h = 0; h < nh; h++)
-		y += heat_panel(&body, hosts[h], c, n, stages, nst, vmin, vmax, u, y);
-	cells = n;
+		y += heat_panel(&body, hosts[h], c, n, stages, nst, cpus, vmin, vmax, u, y);
 	since = fig_open(b, "heatmap", title, y + 40);
-	if (!cells) {
+	if (!n) {
 		no_data(b, "no kernel time attributed to any CPU (kernel side unmeasured?)", y + 40);
 	} else {
 		ls_sb_printf(b, "%s", body.s ? body.s : "");
@@ -414,8 +512,12 @@ void rp_heatmap(struct ls_sb *b, const char *title, const char *what, const stru
 	if (body.failed)
 		b->failed = true;
 	b->nonfinite += body.nonfinite;
-	ls_sb_free(&body);
 	fig_close(b, caption, since);
+out:
+	ls_sb_free(&body);
+	free(stages);
+	free(hosts);
+	free(cpus);
 }
 
 /* One series over time: raw, or min-max band and median per pixel column. */
@@ -433,6 +535,9 @@ static void time_series(struct ls_sb *b, const struct rp_series *s, const struct
 		}
 		for (size_t i = 0; i < s->n; i++)
 			xs[i] = (double)i;
+		if (s->n == 1)	/* a path of one point draws nothing */
+			ls_sb_printf(b, "<circle class=\"dot s%u\" cx=\"%s\" cy=\"%s\" r=\"3\"/>\n",
+				     s->color, NUM(ls_scale_map(x, 0), 1), NUM(ls_scale_map(y, s->v[0]), 1));
 		ls_sb_printf(b, "<path class=\"line s%u d%u\" d=\"", s->color, s->dash);
 		ls_svg_path(b, x, y, xs, s->v, s->n);
 		ls_sb_printf(b, "\"/>\n");
@@ -483,6 +588,7 @@ void rp_time(struct ls_sb *b, const char *title, const struct rp_series *s, size
 {
 	double lo = 0, hi = 0, t[NTICKS];
 	size_t nmax = 0, cols = PW - 72 - MR, nt, since, ni = 0;
+	bool zero;
 	struct ls_scale x, y;
 	struct ls_err err;
 	struct ls_unit u;
@@ -494,14 +600,13 @@ void rp_time(struct ls_sb *b, const char *title, const struct rp_series *s, size
 		for (size_t k = 0; k < s[i].n; k++)
 			hi = fmax(hi, s[i].v[k]);
 	}
-	if (nmax < 2 || !(hi > 0)) {
-		no_data(b, "fewer than two samples", PH);
-		fig_close(b, caption, since);
-		return;
-	}
+	zero = !(hi > 0);
+	if (zero)
+		hi = 1;		/* all 0 (or none): the axis of 0 to 1 ns, said below */
 	ls_nice_range(&lo, &hi, 5);
 	u = ls_time_unit(hi);
-	if (ls_scale_init(&x, 0, (double)(nmax - 1), 72, PW - MR, false, &err) ||
+	/* one sample (or none): an axis of samples 0 and 1, the sample a dot */
+	if (ls_scale_init(&x, 0, nmax > 1 ? (double)(nmax - 1) : 1, 72, PW - MR, false, &err) ||
 	    ls_scale_init(&y, 0, hi, PH - MB, MT, false, &err)) {
 		no_data(b, err.msg, PH);
 		fig_close(b, caption, since);
@@ -510,10 +615,14 @@ void rp_time(struct ls_sb *b, const char *title, const struct rp_series *s, size
 	ls_sb_printf(b, "<g data-samples=\"%zu\" data-columns=\"%zu\" data-decimated=\"%d\">\n", nmax,
 		     cols, nmax > cols);
 	/* sample numbers are whole: a few samples get no ticks between them */
-	nt = ls_ticks_lin(0, (double)(nmax - 1), 6, t, NTICKS);
+	nt = ls_ticks_lin(0, nmax > 1 ? (double)(nmax - 1) : 0, 6, t, NTICKS);
 	for (size_t i = 0; i < nt; i++) {
 		if (t[i] == floor(t[i]))
 			t[ni++] = t[i];
+	}
+	if (nmax <= 1) {
+		t[0] = 0;	/* the one sample's number */
+		ni = 1;
 	}
 	axis(b, false, &x, t, ni, NULL, "sample number (measurement order)", PH - MB, MT);
 	nt = ls_ticks_lin(0, hi, 5, t, NTICKS);
@@ -521,6 +630,10 @@ void rp_time(struct ls_sb *b, const char *title, const struct rp_series *s, size
 	for (size_t i = 0; i < n; i++)
 		time_series(b, &s[i], &x, &y, cols);
 	ls_sb_printf(b, "</g>\n");
+	if (!nmax)
+		no_data(b, "no samples", PH);
+	else if (zero)
+		no_data(b, nmax > 1 ? "every sample is 0 ns" : "its one sample is 0 ns", PH);
 	fig_close(b, caption, since);
 }
 
@@ -544,13 +657,15 @@ void rp_changes(struct ls_sb *b, const char *title, const struct rp_change *c, s
 	lo = -m;
 	ls_nice_range(&lo, &m, 3);
 	m = fmax(-lo, m);
-	if (!n || ls_scale_init(&x, -m, m, 230, PW - MR, false, &err)) {
-		no_data(b, "no distributions in this comparison", h);
+	if (ls_scale_init(&x, -m, m, 230, PW - MR, false, &err)) {
+		no_data(b, err.msg, h);
 		fig_close(b, caption, since);
 		return;
 	}
 	nt = ls_ticks_lin(-m, m, 6, t, NTICKS);
 	axis(b, false, &x, t, nt, NULL, "change of B against A (%)", h - MB, MT);
+	if (!n)
+		no_data(b, "no distributions in this comparison", h);
 	for (size_t i = 0; i < n; i++) {
 		double yb = y0 + (double)i * rowh, x0 = ls_scale_map(&x, 0);
 		double v[2] = { c[i].p50_pct, c[i].p99_pct };

@@ -47,23 +47,72 @@ void ls_sb_printf(struct ls_sb *b, const char *fmt, ...)
 	b->len += (size_t)n;
 }
 
-/* Append text with the five XML special characters escaped. */
-void ls_sb_esc(struct ls_sb *b, const char *text)
+/* Append n raw bytes. */
+static void sb_put(struct ls_sb *b, const char *s, size_t n)
 {
-	for (const char *p = text; *p; p++) {
-		switch (*p) {
+	if (sb_reserve(b, n)) {
+		memcpy(b->s + b->len, s, n);
+		b->len += n;
+		b->s[b->len] = '\0';
+	}
+}
+
+/*
+ * Length of the UTF-8 character at p (n bytes left) that HTML allows, or 0:
+ * a malformed, overlong or surrogate sequence, a code point past U+10FFFF,
+ * a control character (but tab, LF and CR) or a noncharacter.
+ */
+static size_t utf8_ok(const unsigned char *p, size_t n)
+{
+	size_t len = p[0] < 0x80 ? 1 : p[0] >= 0xc2 && p[0] <= 0xdf ? 2 :
+		     p[0] >= 0xe0 && p[0] <= 0xef ? 3 : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : 0;
+	unsigned int cp;
+
+	if (!len || len > n)
+		return 0;
+	cp = len == 1 ? p[0] : p[0] & (0x7f >> len);
+	for (size_t i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	if ((cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') || (cp >= 0x7f && cp <= 0x9f) ||
+	    (cp >= 0xfdd0 && cp <= 0xfdef) || (cp & 0xfffe) == 0xfffe)
+		return 0;
+	return len;
+}
+
+/*
+ * Append n bytes of text with the five XML special characters escaped; a
+ * byte that does not start a character HTML allows becomes U+FFFD.
+ */
+void ls_sb_escn(struct ls_sb *b, const char *text, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)text;
+
+	for (size_t i = 0; i < n;) {
+		size_t len = utf8_ok(p + i, n - i);
+
+		switch (len ? p[i] : 0) {
+		case 0: sb_put(b, "\xef\xbf\xbd", 3); len = 1; break;	/* U+FFFD */
 		case '&': ls_sb_printf(b, "&amp;"); break;
 		case '<': ls_sb_printf(b, "&lt;"); break;
 		case '>': ls_sb_printf(b, "&gt;"); break;
 		case '"': ls_sb_printf(b, "&quot;"); break;
 		case '\'': ls_sb_printf(b, "&#39;"); break;
-		default:
-			if (sb_reserve(b, 1)) {
-				b->s[b->len++] = *p;
-				b->s[b->len] = '\0';
-			}
+		default: sb_put(b, text + i, len);
 		}
+		i += len;
 	}
+}
+
+/* Append text with the five XML special characters escaped (and bad bytes as U+FFFD). */
+void ls_sb_esc(struct ls_sb *b, const char *text)
+{
+	ls_sb_escn(b, text, strlen(text));
 }
 
 /* Free the buffer and zero it. */
@@ -179,11 +228,14 @@ size_t ls_ticks_lin(double lo, double hi, unsigned int target, double *out, size
 	return n;
 }
 
-/* Powers of ten in [lo, hi]; with fewer than three decades also 2 and 5 x 10^k. */
+/*
+ * Powers of ten in [lo, hi]; with fewer than three decades also 2 and 5 x
+ * 10^k; past ten decades every k-th power only, so at most about ten.
+ */
 size_t ls_ticks_log(double lo, double hi, double *out, size_t max)
 {
 	static const double sub[] = { 1, 2, 5 };
-	double a, b;
+	double a, b, step;
 	bool fine;
 	size_t n = 0;
 
@@ -192,7 +244,8 @@ size_t ls_ticks_log(double lo, double hi, double *out, size_t max)
 	a = floor(log10(lo) + 1e-9);
 	b = floor(log10(hi) + 1e-9);
 	fine = b - a < 3;
-	for (double e = a; e <= b && n < max; e++) {
+	step = b - a + 1 > 10 ? ceil((b - a + 1) / 10) : 1;
+	for (double e = a; e <= b && n < max; e += step) {
 		for (size_t i = 0; i < (fine ? ARRAY_SIZE(sub) : 1) && n < max; i++) {
 			double v = sub[i] * pow(10, e);
 

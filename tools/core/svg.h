@@ -23,8 +23,14 @@ struct ls_sb {
 
 /* Append printf-formatted text. */
 void ls_sb_printf(struct ls_sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Append text with &, <, >, " and ' escaped for HTML/SVG text and attributes. */
+/*
+ * Append text with &, <, >, " and ' escaped for HTML/SVG text and attributes;
+ * invalid UTF-8, control characters (but tab, LF, CR) and noncharacters
+ * become U+FFFD, which HTML allows.
+ */
 void ls_sb_esc(struct ls_sb *b, const char *text);
+/* The same for the first n bytes of text. */
+void ls_sb_escn(struct ls_sb *b, const char *text, size_t n);
 /* Free the buffer and zero it. */
 void ls_sb_free(struct ls_sb *b);
 
@@ -63,7 +69,8 @@ void ls_log_range(double *lo, double *hi);
 size_t ls_ticks_lin(double lo, double hi, unsigned int target, double *out, size_t max);
 /*
  * Ticks of a log axis inside [lo, hi] (0 < lo < hi): the powers of ten, with
- * 2 and 5 x 10^k added when fewer than three decades are spanned.
+ * 2 and 5 x 10^k added when fewer than three decades are spanned, and
+ * only every k-th power past ten decades (at most ten ticks then).
  */
 size_t ls_ticks_log(double lo, double hi, double *out, size_t max);
 

@@ -141,15 +141,82 @@ int ls_jr_parse_file_stream(struct ls_jdoc **docs, size_t *n, const char *path,
 	return 0;
 }
 
-/* Open an atomic output file (temp file beside the target). */
+/*
+ * Follow path's symbolic links (at most 40), also a dangling one, to the file
+ * they name, into out; a path that is no link is copied.
+ */
+static int resolve_links(const char *path, char *out, size_t len, struct ls_err *err)
+{
+	char link[4096], cur[4096];
+	struct stat st;
+
+	if (snprintf(cur, sizeof(cur), "%s", path) >= (int)sizeof(cur))
+		return ls_errf(err, "%s: path too long", path);
+	for (int hop = 0; hop < 40; hop++) {
+		const char *slash;
+		ssize_t n;
+
+		if (lstat(cur, &st) || !S_ISLNK(st.st_mode)) {
+			if (snprintf(out, len, "%s", cur) >= (int)len)
+				return ls_errf(err, "%s: path too long", cur);
+			return 0;
+		}
+		n = readlink(cur, link, sizeof(link) - 1);
+		if (n < 0)
+			return ls_errnof(err, errno, "readlink %s", cur);
+		link[n] = '\0';
+		slash = strrchr(cur, '/');
+		if (link[0] != '/' && slash) {
+			/* relative to the link's directory: cut cur after its last '/' */
+			size_t dir = slash - cur + 1;
+
+			if (dir + n >= sizeof(cur))
+				return ls_errf(err, "%s: the link's target is too long", path);
+			memcpy(cur + dir, link, n + 1);
+		} else {
+			memcpy(cur, link, n + 1);
+		}
+	}
+	return ls_errnof(err, ELOOP, "%s", path);
+}
+
+/*
+ * Open an output file. A regular file (or a new one, or one a symbolic link
+ * names) is written to a temporary file beside it and renamed over it on
+ * commit, keeping an existing file's mode; a character device or a FIFO
+ * (/dev/null, /dev/stdout on a terminal or a pipe) is written straight to,
+ * whole, on commit. Anything else is refused.
+ */
 int ls_afile_open(struct ls_afile *af, const char *path, struct ls_err *err)
 {
+	struct stat st;
 	int fd;
 
 	memset(af, 0, sizeof(*af));
-	if (snprintf(af->path, sizeof(af->path), "%s", path) >= (int)sizeof(af->path) ||
-	    snprintf(af->tmp, sizeof(af->tmp), "%s.XXXXXX", path) >= (int)sizeof(af->tmp))
-		return ls_errf(err, "%s: path too long", path);
+	af->mode = 0644;
+	if (!path[0])
+		return ls_errf(err, "the output file name is empty");
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		if (S_ISDIR(st.st_mode))
+			return ls_errf(err, "%s is a directory, not a file to write", path);
+		if (!S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode))
+			return ls_errf(err, "%s is a %s: the output is written only to a regular file, "
+				       "a character device or a FIFO", path,
+				       S_ISBLK(st.st_mode) ? "block device" : "socket");
+		if (snprintf(af->path, sizeof(af->path), "%s", path) >= (int)sizeof(af->path))
+			return ls_errf(err, "%s: path too long", path);
+		af->direct = true;
+		af->fp = open_memstream(&af->buf, &af->len);
+		if (!af->fp)
+			return ls_errnof(err, errno, "buffer the output for %s", path);
+		return 0;
+	}
+	if (resolve_links(path, af->path, sizeof(af->path), err))
+		return -1;
+	if (stat(af->path, &st) == 0 && S_ISREG(st.st_mode))
+		af->mode = st.st_mode & 07777;
+	if (snprintf(af->tmp, sizeof(af->tmp), "%s.XXXXXX", af->path) >= (int)sizeof(af->tmp))
+		return ls_errf(err, "%s: path too long", af->path);
 	fd = mkstemp(af->tmp);
 	if (fd < 0)
 		return ls_errnof(err, errno, "create temporary file for %s", path);
@@ -164,17 +231,55 @@ int ls_afile_open(struct ls_afile *af, const char *path, struct ls_err *err)
 	return 0;
 }
 
-/* Flush, sync and rename the temp file over the target. */
+/* Write the buffered output of a device or FIFO to it, whole. */
+static int afile_commit_direct(struct ls_afile *af, struct ls_err *err)
+{
+	size_t done = 0;
+	int fd, e;
+
+	if (fclose(af->fp)) {
+		e = errno;
+		af->fp = NULL;
+		return ls_errnof(err, e, "buffer the output for %s", af->path);
+	}
+	af->fp = NULL;
+	fd = open(af->path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return ls_errnof(err, errno, "open %s", af->path);
+	while (done < af->len) {
+		ssize_t n = write(fd, af->buf + done, af->len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			e = n < 0 ? errno : EIO;
+			close(fd);
+			return ls_errnof(err, e, "write %s", af->path);
+		}
+		done += n;
+	}
+	if (close(fd))
+		return ls_errnof(err, errno, "close %s", af->path);
+	return 0;
+}
+
+/* Flush, sync and rename the temp file over the target (or write a device whole). */
 int ls_afile_commit(struct ls_afile *af, struct ls_err *err)
 {
 	int e;
 
+	if (af->direct) {
+		e = afile_commit_direct(af, err);
+		free(af->buf);
+		af->buf = NULL;
+		return e;
+	}
 	if (fflush(af->fp) || ferror(af->fp) || fsync(fileno(af->fp))) {
 		e = errno ? errno : EIO;
 		ls_afile_abort(af);
 		return ls_errnof(err, e, "write %s", af->path);
 	}
-	if (fchmod(fileno(af->fp), 0644)) {
+	if (fchmod(fileno(af->fp), af->mode)) {
 		e = errno;
 		ls_afile_abort(af);
 		return ls_errnof(err, e, "chmod %s", af->tmp);
@@ -194,12 +299,15 @@ int ls_afile_commit(struct ls_afile *af, struct ls_err *err)
 	return 0;
 }
 
-/* Drop the temp file; the target is left untouched. */
+/* Drop the temp file (or the buffered output); the target is left untouched. */
 void ls_afile_abort(struct ls_afile *af)
 {
 	if (af->fp) {
 		fclose(af->fp);
 		af->fp = NULL;
-		unlink(af->tmp);
+		if (!af->direct)
+			unlink(af->tmp);
 	}
+	free(af->buf);
+	af->buf = NULL;
 }

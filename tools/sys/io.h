@@ -3,6 +3,7 @@
 #ifndef LS_IO_H
 #define LS_IO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -29,10 +30,18 @@ int ls_jr_parse_file_stream(struct ls_jdoc **docs, size_t *n, const char *path,
 /*
  * Atomic output file: written to a temporary file in the same directory and
  * renamed over the target on commit, so a reader sees the whole file or none.
+ * A symbolic link's target is the file replaced (the link stays), an existing
+ * file keeps its mode. A character device or a FIFO is not replaced: the
+ * output is kept in memory and written to it whole on commit, nothing on
+ * abort. A directory, a block device or a socket is refused.
  */
 struct ls_afile {
 	FILE *fp;
-	char path[4096];
+	bool direct;		/* a device or FIFO: fp is a memory stream */
+	char *buf;		/* direct: the memory stream's buffer */
+	size_t len;
+	unsigned int mode;	/* the file's mode after commit */
+	char path[4096];	/* the file written (a link's target) */
 	char tmp[4096];
 };
 int ls_afile_open(struct ls_afile *af, const char *path, struct ls_err *err);
